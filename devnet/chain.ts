@@ -1,0 +1,89 @@
+// Starts the devnet: chopsticks serving the committed runtime's genesis and
+// the seeded blocks in its database, over WebSocket and HTTP on loopback.
+import { existsSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname } from 'node:path';
+import { BuildBlockMode, setupWithServer } from '@acala-network/chopsticks';
+
+import { buildChainSpec, DevnetSetupError, loadRuntime, type ChainSpec } from './genesis';
+import { CHAIN_SPEC_PATH } from './paths';
+
+export { DevnetSetupError };
+
+export interface DevnetOptions {
+  port: number;
+  host?: string;
+  dbPath: string;
+  /** Continue from the newest block in the database (false: start from genesis). */
+  resume: boolean;
+}
+
+export interface Devnet {
+  wsUrl: string;
+  httpUrl: string;
+  port: number;
+  chain: Awaited<ReturnType<typeof setupWithServer>>['chain'];
+  close(): Promise<void>;
+}
+
+/** chopsticks quietly moves to the next free port; a user who asked for one must get it or a clear error. */
+export async function assertPortFree(port: number, host: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new DevnetSetupError(`port ${port} on ${host} is taken: stop what uses it or set DEVNET_PORT to a free port`)
+          : error,
+      ),
+    );
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
+/** The chain spec is derived from the runtime alone; it is written once next to the database. */
+export async function ensureChainSpec(): Promise<ChainSpec> {
+  const { wasm } = loadRuntime();
+  if (existsSync(CHAIN_SPEC_PATH)) {
+    const spec = JSON.parse(readFileSync(CHAIN_SPEC_PATH, 'utf8')) as ChainSpec;
+    if (spec.genesis.raw.top['0x3a636f6465'] === `0x${wasm.toString('hex')}`) return spec;
+  }
+  const spec = await buildChainSpec(wasm);
+  mkdirSync(dirname(CHAIN_SPEC_PATH), { recursive: true });
+  writeFileSync(CHAIN_SPEC_PATH, JSON.stringify(spec));
+  return spec;
+}
+
+export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
+  const host = options.host ?? '127.0.0.1';
+  const spec = await ensureChainSpec();
+  if (options.port !== 0) await assertPortFree(options.port, host);
+  let server: Awaited<ReturnType<typeof setupWithServer>>;
+  try {
+    server = await setupWithServer({
+      port: options.port,
+      host,
+      genesis: spec,
+      db: options.dbPath,
+      resume: options.resume,
+      'build-block-mode': BuildBlockMode.Manual,
+      'runtime-log-level': 0,
+    } as Parameters<typeof setupWithServer>[0]);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/SQLITE|database|malformed|not a database/i.test(message)) {
+      throw new DevnetSetupError(
+        `the devnet database ${options.dbPath} cannot be read (${message.split('\n')[0]}): delete it and run "npm run devnet:seed" to build it again`,
+      );
+    }
+    throw error;
+  }
+  const port = Number(server.addr.split(':').pop());
+  return {
+    wsUrl: `ws://${host}:${port}`,
+    httpUrl: `http://${host}:${port}`,
+    port,
+    chain: server.chain,
+    close: () => server.close(),
+  };
+}

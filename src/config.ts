@@ -1,0 +1,77 @@
+// Configuration from the environment. Sidecar's variable names are accepted
+// so that a sidecar deployment can switch without renaming anything.
+export interface Config {
+  /** Node URL; undefined means "start the bundled devnet". */
+  nodeUrl?: string;
+  host: string;
+  port: number;
+  logLevel: string;
+  rpcTimeoutMs: number;
+  cacheMaxBytes: number;
+  redisUrl?: string;
+  redisTtlSeconds: number;
+  devnetPort: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function pick(env: Env, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}
+
+function integer(env: Env, names: string[], fallback: number, min: number, max: number): number {
+  const raw = pick(env, ...names);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${names[0]}=${raw} is not valid: use a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeUrl = pick(env, 'FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL');
+  if (nodeUrl !== undefined && !/^(wss?|https?):\/\//.test(nodeUrl)) {
+    throw new ConfigError(`node URL ${nodeUrl} must start with ws://, wss://, http:// or https://`);
+  }
+  const logLevel = (pick(env, 'FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL') ?? 'info').toLowerCase();
+  // sidecar's winston levels map onto pino's
+  const pinoLevel = { http: 'info', verbose: 'debug', silly: 'trace' }[logLevel] ?? logLevel;
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(pinoLevel)) {
+    throw new ConfigError(`log level ${logLevel} is not one of error, warn, info, debug, trace, silent`);
+  }
+  return {
+    nodeUrl,
+    host: pick(env, 'FASTCAR_HOST', 'SAS_EXPRESS_BIND_HOST') ?? '127.0.0.1',
+    port: integer(env, ['FASTCAR_PORT', 'SAS_EXPRESS_PORT'], 8080, 0, 65535),
+    logLevel: pinoLevel,
+    rpcTimeoutMs: integer(env, ['FASTCAR_RPC_TIMEOUT_MS'], 30_000, 100, 600_000),
+    cacheMaxBytes: integer(env, ['FASTCAR_CACHE_MAX_BYTES'], 256 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    redisUrl: pick(env, 'REDIS_URL', 'FASTCAR_REDIS_URL'),
+    redisTtlSeconds: integer(env, ['FASTCAR_REDIS_TTL_SECONDS'], 7 * 24 * 3600, 1, 365 * 24 * 3600),
+    devnetPort: integer(env, ['DEVNET_PORT'], 9944, 0, 65535),
+  };
+}
+
+export const HELP = `fastcar: a fast, sidecar-compatible REST API for Substrate blocks
+
+Usage: npm start            (or: node dist/main.js [--help])
+
+Environment (sidecar's names work too):
+  FASTCAR_NODE_URL / SAS_SUBSTRATE_URL   node JSON-RPC URL (ws://, wss://, http://);
+                                         unset: start the bundled devnet and use it
+  FASTCAR_PORT / SAS_EXPRESS_PORT        HTTP port (default 8080)
+  FASTCAR_HOST / SAS_EXPRESS_BIND_HOST   bind address (default 127.0.0.1)
+  FASTCAR_LOG_LEVEL / SAS_LOG_LEVEL      error | warn | info | debug | trace | silent (default info)
+  FASTCAR_RPC_TIMEOUT_MS                 per RPC call; past it the request gets 504 (default 30000)
+  FASTCAR_CACHE_MAX_BYTES                in-process cache bound (default 268435456)
+  REDIS_URL                              optional shared cache, e.g. redis://127.0.0.1:6379
+  FASTCAR_REDIS_TTL_SECONDS              Redis entry lifetime (default 604800)
+  DEVNET_PORT                            port of the bundled devnet (default 9944)
+`;

@@ -1,0 +1,84 @@
+// Parsing of path and query parameters, with sidecar's messages where sidecar
+// has one, and a 400 (not silence) where sidecar would quietly ignore a typo.
+import type { Request } from 'express';
+
+import { badRequest } from '../errors';
+import type { BlockId, BlockQuery } from '../services/blocksService';
+
+export const MAX_RANGE = 500;
+const U32_MAX = 0xffff_ffff;
+
+function isUInt(value: number): boolean {
+  return Number.isInteger(value) && value >= 0;
+}
+
+/** A block number beyond what a block number can be is a block beyond the head. */
+export function parseBlockId(raw: string): BlockId | { kind: 'beyond'; number: number } {
+  const isHex = /^0x[0-9a-fA-F]*$/.test(raw) && raw.length % 2 === 0;
+  if (isHex && raw.length === 66) return { kind: 'hash', hash: raw.toLowerCase() as `0x${string}` };
+  if (isHex) {
+    throw badRequest(`Cannot get block hash for ${raw}. Hex string block IDs must be 32-bytes (66-characters) in length.`);
+  }
+  if (raw.startsWith('0x')) {
+    throw badRequest(
+      `Cannot get block hash for ${raw}. Hex string block IDs must be a valid hex string and must be 32-bytes (66-characters) in length.`,
+    );
+  }
+  const number = Number(raw);
+  if (raw.trim() === '' || !isUInt(number)) {
+    throw badRequest(`Cannot get block hash for ${raw}. Block IDs must be either 32-byte hex strings or non-negative decimal integers.`);
+  }
+  return number > U32_MAX ? { kind: 'beyond', number } : { kind: 'number', number };
+}
+
+export function parseIndex(raw: string): number {
+  const index = Number(raw);
+  if (raw.trim() === '' || !isUInt(index)) throw badRequest('`exstrinsicIndex` path param is not a number');
+  return index;
+}
+
+export function parseRange(raw: unknown): number[] {
+  if (raw === undefined || raw === '') throw badRequest('range query parameter must be inputted.');
+  if (typeof raw !== 'string') throw badRequest('Incorrect range format. Expected example: 0-999');
+  const parts = raw.split('-');
+  if (parts.length !== 2) throw badRequest('Incorrect range format. Expected example: 0-999');
+  const min = Number(parts[0]);
+  const max = Number(parts[1]);
+  if (!isUInt(min)) throw badRequest('Inputted min value for range must be an unsigned integer.');
+  if (!isUInt(max) || max === 0) throw badRequest('Inputted max value for range must be an unsigned non zero integer.');
+  if (min >= max) throw badRequest('Inputted min value cannot be greater than or equal to the max value.');
+  if (max - min > MAX_RANGE) throw badRequest(`Inputted range is greater than the ${MAX_RANGE} range limit.`);
+  return Array.from({ length: max - min + 1 }, (_, i) => min + i);
+}
+
+/**
+ * Reads the boolean query flags a route accepts. Unknown parameters and
+ * values other than true/false are rejected: a typo must not silently change
+ * the answer (sidecar ignores unknown names and a bad `noFees`).
+ */
+export function parseFlags<K extends string>(req: Request, allowed: readonly K[]): Record<K, boolean | undefined> {
+  const flags = {} as Record<K, boolean | undefined>;
+  const errors: string[] = [];
+  for (const [name, value] of Object.entries(req.query)) {
+    const key = (name === 'noFee' ? 'noFees' : name) as K;
+    if (!allowed.includes(key) || key === ('range' as K)) {
+      if (name !== 'range' || !allowed.includes('range' as K)) errors.push(`Unknown query parameter: ${name}.`);
+      continue;
+    }
+    const text = typeof value === 'string' ? value.toLowerCase() : '';
+    if (text !== 'true' && text !== 'false') {
+      errors.push(`Query parameter: ${name} has an invalid boolean value of ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+      continue;
+    }
+    flags[key] = text === 'true';
+  }
+  if (errors.length) {
+    const known = allowed.filter((name) => name !== 'range').join(', ');
+    throw badRequest(`${errors.join(' - ')}${errors.some((e) => e.startsWith('Unknown')) ? ` Accepted: ${known}.` : ''}`);
+  }
+  return flags;
+}
+
+export function blockQuery(flags: Partial<Record<'eventDocs' | 'extrinsicDocs' | 'noFees', boolean>>): BlockQuery {
+  return { eventDocs: flags.eventDocs === true, extrinsicDocs: flags.extrinsicDocs === true, noFees: flags.noFees === true };
+}

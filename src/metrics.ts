@@ -1,0 +1,47 @@
+// Prometheus metrics. Counters are bumped on the hot path, so they are plain
+// prom-client objects created once; the cache gauges are read at scrape time.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+import type { TieredCache } from './cache/tieredCache';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Histogram({
+    name: 'fastcar_http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['route', 'status'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly rpcCalls = new Counter({
+    name: 'fastcar_rpc_calls_total',
+    help: 'JSON-RPC calls made to the node, by method',
+    labelNames: ['method'] as const,
+    registers: [this.registry],
+  });
+  readonly rpcErrors = new Counter({
+    name: 'fastcar_rpc_errors_total',
+    help: 'JSON-RPC calls that failed or timed out, by method',
+    labelNames: ['method'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(cache: TieredCache) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'fastcar_' });
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    gauge('fastcar_cache_hits', 'Cache hits since start', () => cache.counters.hits);
+    gauge('fastcar_cache_misses', 'Cache misses since start', () => cache.counters.misses);
+    gauge('fastcar_cache_redis_hits', 'Hits served by Redis since start', () => cache.counters.redisHits);
+    gauge('fastcar_cache_redis_errors', 'Redis errors since start', () => cache.counters.redisErrors);
+    gauge('fastcar_cache_bytes', 'Bytes held by the in-process cache', () => cache.bytes);
+    gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
+  }
+}

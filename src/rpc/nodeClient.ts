@@ -1,0 +1,134 @@
+// The one door to the node: raw JSON-RPC over WebSocket (or HTTP), counted,
+// bounded in time, and translated into errors the HTTP layer understands.
+import { HttpProvider, WsProvider } from '@polkadot/rpc-provider';
+import type { ProviderInterface } from '@polkadot/rpc-provider/types';
+
+import { countCall } from './requestStats';
+
+export class NodeUnavailableError extends Error {}
+export class NodeTimeoutError extends Error {}
+/** The node answered with a JSON-RPC error: the request itself is at fault or the data is gone. */
+export class NodeRpcError extends Error {}
+
+export interface NodeClientOptions {
+  url: string;
+  timeoutMs: number;
+  onCall?: (method: string) => void;
+  onError?: (method: string) => void;
+}
+
+export type Hex = `0x${string}`;
+
+export interface RpcHeader {
+  parentHash: Hex;
+  number: Hex;
+  stateRoot: Hex;
+  extrinsicsRoot: Hex;
+  digest: { logs: Hex[] };
+}
+
+export interface RpcSignedBlock {
+  block: { header: RpcHeader; extrinsics: Hex[] };
+  justifications: unknown;
+}
+
+export interface RpcRuntimeVersion {
+  specName: string;
+  specVersion: number;
+  transactionVersion: number;
+  apis: [Hex, number][];
+}
+
+export class NodeClient {
+  readonly provider: ProviderInterface;
+  private readonly timeoutMs: number;
+  private readonly onCall?: (method: string) => void;
+  private readonly onError?: (method: string) => void;
+
+  constructor(options: NodeClientOptions) {
+    this.provider = /^https?:/.test(options.url)
+      ? new HttpProvider(options.url)
+      : // Reconnect every second, forever: a lost node comes back without a restart.
+        new WsProvider(options.url, 1000, {}, options.timeoutMs);
+    this.timeoutMs = options.timeoutMs;
+    this.onCall = options.onCall;
+    this.onError = options.onError;
+  }
+
+  get isConnected(): boolean {
+    return this.provider.isConnected;
+  }
+
+  async ready(): Promise<void> {
+    if (this.provider instanceof WsProvider) await this.provider.isReady;
+  }
+
+  async send<T>(method: string, params: unknown[]): Promise<T> {
+    const answered = countCall(method);
+    this.onCall?.(method);
+    if (!this.provider.isConnected) {
+      answered();
+      this.onError?.(method);
+      throw new NodeUnavailableError('the node is not connected');
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new NodeTimeoutError(`the node did not answer ${method} in ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([this.provider.send<T>(method, params), timeout]);
+    } catch (error) {
+      this.onError?.(method);
+      throw classify(error);
+    } finally {
+      answered();
+      clearTimeout(timer);
+    }
+  }
+
+  getBlockHash(number: number): Promise<Hex | null> {
+    return this.send('chain_getBlockHash', [number]);
+  }
+
+  getBlock(hash: Hex): Promise<RpcSignedBlock | null> {
+    return this.send('chain_getBlock', [hash]);
+  }
+
+  getHeader(hash?: Hex): Promise<RpcHeader | null> {
+    return this.send('chain_getHeader', hash ? [hash] : []);
+  }
+
+  getFinalizedHead(): Promise<Hex> {
+    return this.send('chain_getFinalizedHead', []);
+  }
+
+  getStorage(key: Hex, at: Hex): Promise<Hex | null> {
+    return this.send('state_getStorage', [key, at]);
+  }
+
+  getRuntimeVersion(at: Hex): Promise<RpcRuntimeVersion> {
+    return this.send('state_getRuntimeVersion', [at]);
+  }
+
+  call(method: string, data: Hex, at: Hex): Promise<Hex> {
+    return this.send('state_call', [method, data, at]);
+  }
+
+  getMetadata(at: Hex): Promise<Hex> {
+    return this.send('state_getMetadata', [at]);
+  }
+
+  async disconnect(): Promise<void> {
+    await this.provider.disconnect();
+  }
+}
+
+function classify(error: unknown): Error {
+  if (error instanceof NodeTimeoutError || error instanceof NodeUnavailableError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/not connected|disconnected|abnormal closure|ECONNREFUSED|socket hang up|fetch failed/i.test(message)) {
+    return new NodeUnavailableError(message);
+  }
+  if (/^-?\d+:/.test(message)) return new NodeRpcError(message);
+  return error instanceof Error ? error : new Error(message);
+}

@@ -1,0 +1,84 @@
+// Wires the layers together: node client -> services -> controllers -> HTTP.
+import type { Server } from 'node:http';
+
+import { createApp } from './app';
+import { RedisStore } from './cache/redisStore';
+import { TieredCache } from './cache/tieredCache';
+import type { Config } from './config';
+import { blocksRouter } from './controllers/blocksController';
+import type { Logger } from './logger';
+import { Metrics } from './metrics';
+import { NodeClient, type Hex } from './rpc/nodeClient';
+import { BlocksService } from './services/blocksService';
+import { FinalizedHead } from './services/finalizedHead';
+import { RuntimeRegistry } from './services/runtimes';
+
+export interface Fastcar {
+  url: string;
+  server: Server;
+  node: NodeClient;
+  cache: TieredCache;
+  blocks: BlocksService;
+  close(): Promise<void>;
+}
+
+export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {
+  let metrics: Metrics | undefined;
+  const node = new NodeClient({
+    url: config.nodeUrl,
+    timeoutMs: config.rpcTimeoutMs,
+    onCall: (method) => metrics?.rpcCalls.inc({ method }),
+    onError: (method) => metrics?.rpcErrors.inc({ method }),
+  });
+  await node.ready();
+  // Keys carry the chain's genesis hash: instances of different chains may share one Redis.
+  const genesis = await node.getBlockHash(0);
+  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:1:${(genesis as Hex).slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
+  const cache = new TieredCache(config.cacheMaxBytes, redis);
+  metrics = new Metrics(cache);
+  const finalized = new FinalizedHead(node);
+  await finalized.start();
+  const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache);
+
+  const health = async () => {
+    const connected = node.isConnected;
+    return {
+      status: connected ? 200 : 503,
+      body: {
+        status: connected ? 'ok' : 'node unavailable',
+        node: { connected },
+        finalizedHeight: finalized.known ? await finalized.current() : null,
+        secondsSinceFinalizedAdvanced: finalized.secondsSinceAdvance(),
+        redis: redis ? { connected: redis.connected } : undefined,
+        cache: { bytes: cache.bytes, entries: cache.entries, ...cache.counters },
+      },
+    };
+  };
+  const app = createApp({ logger, metrics, routers: [blocksRouter(blocks)], health });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  // Slow clients must not hold sockets forever.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url, node: config.nodeUrl, redis: Boolean(redis) }, 'fastcar listening');
+  return {
+    url,
+    server,
+    node,
+    cache,
+    blocks,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await redis?.close();
+      await node.disconnect().catch(() => undefined);
+    },
+  };
+}

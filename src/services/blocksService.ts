@@ -1,0 +1,233 @@
+// Fetches and computes `/blocks` answers. Every request's RPC calls are
+// planned as waves: what does not depend on an earlier answer goes out
+// together, and what is already known (finalized heights, runtimes, cached
+// responses) costs no call at all.
+import { TypeRegistry } from '@polkadot/types';
+import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';
+import { hexToU8a } from '@polkadot/util';
+
+import type { TieredCache } from '../cache/tieredCache';
+import { ApiError, badRequest, notFound } from '../errors';
+import { NodeRpcError, type Hex, type NodeClient, type RpcHeader } from '../rpc/nodeClient';
+import { currentStats, wave } from '../rpc/requestStats';
+import { shapeBlock, type SidecarBlock, type SidecarExtrinsic } from './blockShape';
+import { resolveFees } from './fees';
+import type { FinalizedHead } from './finalizedHead';
+import type { RuntimeRegistry } from './runtimes';
+import { toSidecarJson } from './sanitize';
+
+export type BlockId = { kind: 'number'; number: number } | { kind: 'hash'; hash: Hex };
+
+export interface BlockQuery {
+  eventDocs: boolean;
+  extrinsicDocs: boolean;
+  noFees: boolean;
+}
+
+/** A block answer: its JSON without the `finalized` field, which the caller appends. */
+export interface BlockAnswer {
+  hash: Hex;
+  number: number;
+  /** The block body serialized, ending in `}`, without `finalized`. */
+  json: string;
+  finalized: boolean;
+  /** Whether the answer can never change: finalized, canonical, complete. */
+  immutable: boolean;
+  fromCache: boolean;
+}
+
+const headerRegistry = new TypeRegistry();
+
+function queryKey(query: BlockQuery): string {
+  return `${Number(query.eventDocs)}${Number(query.extrinsicDocs)}${Number(query.noFees)}`;
+}
+
+export function withFinalizedTag(answer: Pick<BlockAnswer, 'json' | 'finalized'>, include: boolean): string {
+  return include ? `${answer.json.slice(0, -1)},"finalized":${answer.finalized}}` : answer.json;
+}
+
+export class BlocksService {
+  private readonly inFlight = new Map<string, Promise<BlockAnswer>>();
+
+  constructor(
+    private readonly node: NodeClient,
+    private readonly runtimes: RuntimeRegistry,
+    private readonly finalized: FinalizedHead,
+    private readonly cache: TieredCache,
+  ) {}
+
+  /** number -> hash, from the cache when the height is finalized (its hash can no longer change). */
+  async hashOf(number: number): Promise<Hex> {
+    const key = `h:${number}`;
+    const cached = await this.cache.get(key);
+    if (cached) return cached as Hex;
+    const [hash, finalizedNumber] = await wave([this.node.getBlockHash(number), this.finalized.current()] as const);
+    if (!hash) throw await this.beyondHead(number);
+    if (number <= finalizedNumber) this.cache.set(key, hash);
+    return hash;
+  }
+
+  private async beyondHead(number: number): Promise<ApiError> {
+    const header = await this.node.getHeader();
+    const head = header ? parseInt(header.number, 16) : 0;
+    return badRequest(
+      `Specified block number is larger than the current largest block. The largest known block number is ${head}.`,
+    );
+  }
+
+  async resolve(id: BlockId): Promise<Hex> {
+    return id.kind === 'hash' ? id.hash : this.hashOf(id.number);
+  }
+
+  /**
+   * The block at `id`. For a hash id the block must also be canonical to be
+   * called finalized, as sidecar checks; a number id is canonical by definition.
+   */
+  async block(id: BlockId, query: BlockQuery): Promise<BlockAnswer> {
+    const hash = await this.resolve(id);
+    return this.blockAt(hash, query, id.kind === 'hash');
+  }
+
+  async blockAt(hash: Hex, query: BlockQuery, checkCanonical: boolean): Promise<BlockAnswer> {
+    const key = `b:${hash}:${queryKey(query)}`;
+    const cached = await this.cache.get(key);
+    if (cached) {
+      const stats = currentStats();
+      if (stats) stats.cache = 'hit';
+      return { hash, number: numberFromJson(cached), json: cached, finalized: true, immutable: true, fromCache: true };
+    }
+    const stats = currentStats();
+    if (stats) stats.cache = 'miss';
+    // Identical concurrent requests share one build.
+    const flightKey = `${key}:${Number(checkCanonical)}`;
+    let pending = this.inFlight.get(flightKey);
+    if (!pending) {
+      pending = this.build(hash, query, checkCanonical).finally(() => this.inFlight.delete(flightKey));
+      this.inFlight.set(flightKey, pending);
+    }
+    const answer = await pending;
+    if (answer.immutable) this.cache.set(key, answer.json);
+    return answer;
+  }
+
+  private async build(hash: Hex, query: BlockQuery, checkCanonical: boolean): Promise<BlockAnswer> {
+    const { node } = this;
+    // Wave 1: everything that needs only the hash.
+    const [rpcBlock, eventsHex, version, validatorsHex, finalizedNumber] = await wave([
+      node.getBlock(hash),
+      node.getStorage(SYSTEM_EVENTS_KEY, hash).catch((error: unknown) => {
+        if (error instanceof NodeRpcError) return undefined; // state pruned: reported, never cached
+        throw error;
+      }),
+      node.getRuntimeVersion(hash),
+      node.getStorage(SESSION_VALIDATORS_KEY, hash).catch(() => null),
+      this.finalized.current(),
+    ] as const);
+    if (!rpcBlock) throw notFound(`No block with hash ${hash} is known to the node.`);
+    const runtime = await this.runtimes.get(version, hash);
+    const { registry } = runtime;
+
+    const block = registry.createType('Block', rpcBlock.block) as Block;
+    const events =
+      eventsHex === undefined ? null : (registry.createType('Vec<EventRecord>', eventsHex ? hexToU8a(eventsHex) : new Uint8Array()) as unknown as EventRecord[]);
+    const validators = validatorsHex ? (registry.createType('Vec<AccountId>', hexToU8a(validatorsHex)) as unknown as AccountId[]) : [];
+    const { body, facts } = shapeBlock(registry, hash, block, events, validators, query);
+    const number = block.header.number.unwrap().toNumber();
+    const isGenesis = block.header.parentHash.isEmpty;
+
+    // Wave 2: fee queries at the parent (only for fees no event reported) and, for a
+    // hash id, whether the block is on the canonical chain.
+    const canonicalCheck =
+      checkCanonical && number <= finalizedNumber ? this.hashOf(number).then((canonical) => canonical === hash) : Promise.resolve(true);
+    const feeWork = isGenesis
+      ? Promise.resolve(0)
+      : resolveFees(block, body.extrinsics, facts, {
+          node,
+          registry,
+          parentHash: block.header.parentHash.toHex(),
+          hasTransactionPaymentApi: runtime.hasTransactionPaymentApi,
+          noFees: query.noFees,
+        });
+    if (query.noFees) for (const extrinsic of body.extrinsics) extrinsic.info = {};
+    const [canonical] = await wave([canonicalCheck, feeWork] as const);
+
+    const finalized = canonical && number <= finalizedNumber;
+    return {
+      hash,
+      number,
+      json: JSON.stringify(body),
+      finalized,
+      immutable: finalized && events !== null,
+      fromCache: false,
+    };
+  }
+
+  /** The block the head endpoints mean: the finalized head, or the best block. */
+  async headHash(finalized: boolean): Promise<Hex> {
+    if (finalized) return this.node.getFinalizedHead();
+    const header = await this.node.getHeader();
+    if (!header) throw new ApiError(503, 'The node returned no best header.');
+    return headerHash(header);
+  }
+
+  async header(id: BlockId | 'best' | 'finalized'): Promise<string> {
+    let header: RpcHeader | null;
+    if (id === 'best') header = await this.node.getHeader();
+    else {
+      const hash = id === 'finalized' ? await this.node.getFinalizedHead() : await this.resolve(id);
+      const key = `hd:${hash}`;
+      const cached = await this.cache.get(key);
+      if (cached) return cached;
+      const [fetched, finalizedNumber] = await wave([this.node.getHeader(hash), this.finalized.current()] as const);
+      if (!fetched) throw notFound(`No block with hash ${hash} is known to the node.`);
+      const json = JSON.stringify(toSidecarJson(headerRegistry.createType('Header', fetched)));
+      if (parseInt(fetched.number, 16) <= finalizedNumber && (id === 'finalized' || id.kind === 'number')) this.cache.set(key, json);
+      return json;
+    }
+    if (!header) throw new ApiError(503, 'The node returned no best header.');
+    return JSON.stringify(toSidecarJson(headerRegistry.createType('Header', header)));
+  }
+
+  async extrinsic(id: BlockId, index: number, query: BlockQuery): Promise<string> {
+    const answer = await this.block(id, query);
+    const body = JSON.parse(answer.json) as SidecarBlock;
+    const extrinsic: SidecarExtrinsic | undefined = body.extrinsics[index];
+    if (!extrinsic) throw badRequest('Requested `extrinsicIndex` does not exist');
+    return JSON.stringify({ at: { height: body.number, hash: body.hash }, extrinsics: extrinsic });
+  }
+
+  async raw(id: BlockId): Promise<string> {
+    const hash = await this.resolve(id);
+    const rpcBlock = await this.node.getBlock(hash);
+    if (!rpcBlock) throw notFound(`No block with hash ${hash} is known to the node.`);
+    const header = headerRegistry.createType('Header', rpcBlock.block.header) as Header;
+    return JSON.stringify({
+      parentHash: header.parentHash.toHex(),
+      number: header.number.unwrap().toHex(),
+      stateRoot: header.stateRoot.toHex(),
+      extrinsicRoot: header.extrinsicsRoot.toHex(),
+      digest: {
+        logs: header.digest.logs.map(({ type, index, value }) => ({
+          type,
+          index: toSidecarJson(index),
+          value: toSidecarJson(value),
+        })),
+      },
+      extrinsics: rpcBlock.block.extrinsics,
+    });
+  }
+}
+
+export function headerHash(header: RpcHeader): Hex {
+  return headerRegistry.createType('Header', header).hash.toHex();
+}
+
+function numberFromJson(json: string): number {
+  const match = /^\{"number":"(\d+)"/.exec(json);
+  return match ? Number(match[1]) : -1;
+}
+
+// twox128("System") ++ twox128("Events") and twox128("Session") ++ twox128("Validators"):
+// fixed by the pallets' names, the same on every runtime that has them.
+const SYSTEM_EVENTS_KEY: Hex = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';
+const SESSION_VALIDATORS_KEY: Hex = '0xcec5070d609dd3497f72bde07fc96ba088dcde934c658227ee1dfafcd6e16903';

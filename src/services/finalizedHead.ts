@@ -1,0 +1,51 @@
+// Follows the node's finalized head by subscription, so that answering
+// "is block n finalized?" costs no RPC call on the request path.
+import type { NodeClient, RpcHeader } from '../rpc/nodeClient';
+
+export class FinalizedHead {
+  private number = -1;
+  private advancedAt = 0;
+  private subscribed = false;
+  private listeners: ((number: number) => void)[] = [];
+
+  constructor(private readonly node: NodeClient) {}
+
+  async start(): Promise<void> {
+    const { provider } = this.node;
+    if (!provider.hasSubscriptions || this.subscribed) return;
+    this.subscribed = true;
+    // The provider renews the subscription by itself after a reconnect.
+    await provider.subscribe('chain_finalizedHead', 'chain_subscribeFinalizedHeads', [], (error: Error | null, header: RpcHeader) => {
+      if (!error && header) this.update(parseInt(header.number, 16));
+    });
+  }
+
+  private update(number: number) {
+    if (number <= this.number) return;
+    this.number = number;
+    this.advancedAt = Date.now();
+    for (const listener of this.listeners) listener(number);
+  }
+
+  onAdvance(listener: (number: number) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The finalized height; asks the node only when no subscription delivered one yet. */
+  async current(): Promise<number> {
+    if (this.number >= 0 && this.subscribed && this.node.isConnected) return this.number;
+    const hash = await this.node.getFinalizedHead();
+    const header = await this.node.getHeader(hash);
+    if (header) this.update(parseInt(header.number, 16));
+    return this.number;
+  }
+
+  secondsSinceAdvance(): number | null {
+    return this.advancedAt ? Math.round((Date.now() - this.advancedAt) / 1000) : null;
+  }
+
+  /** Whether a value is already known without a call. */
+  get known(): boolean {
+    return this.number >= 0 && this.subscribed && this.node.isConnected;
+  }
+}
