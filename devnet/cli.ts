@@ -3,7 +3,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { DevnetSetupError, startDevnet, type Devnet } from './chain';
+import { DevnetSetupError, ensureChainSpec, startDevnet, type Devnet } from './chain';
+import { dropRepeatedCode } from './compact';
 import { CHAIN_DB_PATH, CHAIN_DIR, CHAIN_MANIFEST_PATH } from './paths';
 import { seedChain, seedVersion, type SeedManifest } from './seed';
 
@@ -36,6 +37,8 @@ export async function seedStoredChain(): Promise<SeedManifest> {
     const manifest = await seedChain(devnet, (done, total, label) => progressBar(done, total, label, started));
     process.stderr.write('\n');
     await devnet.close();
+    const spec = await ensureChainSpec();
+    await dropRepeatedCode(scratch, spec.genesis.raw.top['0x3a636f6465']);
     renameSync(scratch, CHAIN_DB_PATH);
     writeFileSync(CHAIN_MANIFEST_PATH, `${JSON.stringify(manifest, null, 2)}\n`);
     return manifest;

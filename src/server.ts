@@ -60,6 +60,14 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     server.once('listening', resolve);
     server.once('error', reject);
   });
+  // Requests Node rejects before Express sees them (oversized headers or URLs, bad
+  // syntax) still get a JSON answer.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify({ code: status, message: status === 431 ? 'Request headers or URL too large.' : 'Malformed HTTP request.' });
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
   // Slow clients must not hold sockets forever.
   server.headersTimeout = 10_000;
   server.requestTimeout = 60_000;

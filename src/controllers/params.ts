@@ -61,8 +61,9 @@ export function parseFlags<K extends string>(req: Request, allowed: readonly K[]
   const errors: string[] = [];
   for (const [name, value] of Object.entries(req.query)) {
     const key = (name === 'noFee' ? 'noFees' : name) as K;
-    if (!allowed.includes(key) || key === ('range' as K)) {
-      if (name !== 'range' || !allowed.includes('range' as K)) errors.push(`Unknown query parameter: ${name}.`);
+    if (key === 'range' && allowed.includes(key)) continue; // not a flag: parseRange reads it
+    if (!allowed.includes(key)) {
+      errors.push(`Unknown query parameter: ${name}.`);
       continue;
     }
     const text = typeof value === 'string' ? value.toLowerCase() : '';

@@ -1,0 +1,78 @@
+// A WebSocket relay between a client and the node: counts the JSON-RPC calls
+// that cross it and the sequential rounds they take, and can add a fixed delay
+// to every message in each direction, as a node on another host would.
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+
+export interface RelayCounts {
+  calls: number;
+  /** Times the number of unanswered calls went from zero to one. */
+  waves: number;
+}
+
+export interface Relay {
+  url: string;
+  counts: RelayCounts;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function startRelay(upstreamUrl: string, delayMs = 0): Promise<Relay> {
+  const counts: RelayCounts = { calls: 0, waves: 0 };
+  let pending = 0;
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 256 * 1024 * 1024 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const later = (fn: () => void) => (delayMs > 0 ? setTimeout(fn, delayMs) : fn());
+
+  server.on('connection', (client) => {
+    const upstream = new WebSocket(upstreamUrl, { maxPayload: 256 * 1024 * 1024 });
+    const queued: RawData[] = [];
+    upstream.on('open', () => queued.splice(0).forEach((message) => upstream.send(message)));
+    client.on('message', (message) => {
+      for (const call of parse(message)) {
+        if (call.method && call.id !== undefined) {
+          counts.calls += 1;
+          if (pending === 0) counts.waves += 1;
+          pending += 1;
+        }
+      }
+      later(() => (upstream.readyState === WebSocket.OPEN ? upstream.send(message) : queued.push(message)));
+    });
+    upstream.on('message', (message) => {
+      for (const answer of parse(message)) if (answer.id !== undefined && answer.id !== null && !answer.method) pending = Math.max(0, pending - 1);
+      later(() => client.readyState === WebSocket.OPEN && client.send(message));
+    });
+    const closeBoth = () => {
+      client.close();
+      upstream.close();
+    };
+    client.on('close', closeBoth);
+    upstream.on('close', closeBoth);
+    client.on('error', closeBoth);
+    upstream.on('error', closeBoth);
+  });
+
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    counts,
+    reset() {
+      counts.calls = 0;
+      counts.waves = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of server.clients) client.terminate();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function parse(message: RawData): { id?: unknown; method?: string }[] {
+  try {
+    const value = JSON.parse(message.toString()) as unknown;
+    return (Array.isArray(value) ? value : [value]) as { id?: unknown; method?: string }[];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,245 @@
+// `npm run bench`: fastcar against the real substrate-api-sidecar 18 on the
+// same devnet, scenario by scenario, in one run. Prints a table with
+// fastcar/sidecar ratios, writes bench/results/latest.json and latest.svg.
+process.env.LOG_LEVEL ??= 'error';
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+import { serveStoredChain } from '../devnet/cli';
+import { freePort, startSidecar, type Peer } from '../test/support/peers';
+import { renderChart } from './chart';
+import { startRelay, type Relay } from './relay';
+
+interface Options {
+  duration: number;
+  blocks: number;
+  connections: number[];
+  delayMs: number;
+}
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { duration: 8, blocks: 60, connections: [1, 10], delayMs: 5 };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]];
+    if (flag === '--duration') options.duration = Number(value);
+    else if (flag === '--blocks') options.blocks = Number(value);
+    else if (flag === '--connections') options.connections = value.split(',').map(Number);
+    else if (flag === '--delay-ms') options.delayMs = Number(value);
+    else {
+      console.log('usage: npm run bench -- [--duration s] [--blocks n] [--connections 1,10] [--delay-ms 5]');
+      process.exit(flag === '--help' ? 0 : 1);
+    }
+  }
+  return options;
+}
+
+interface Measurement {
+  scenario: string;
+  service: 'fastcar' | 'sidecar' | 'node-http';
+  connections: number;
+  requests: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  errors: number;
+  non2xx: number;
+  bytes: number;
+  rpcCallsPerRequest?: number;
+  wavesPerRequest?: number;
+}
+
+interface Target {
+  service: Measurement['service'];
+  url: string;
+  relay?: Relay;
+}
+
+async function measure(scenario: string, target: Target, paths: string[], connections: number, options: { amount?: number; duration?: number }): Promise<Measurement> {
+  let next = 0;
+  target.relay?.reset();
+  const result = await autocannon({
+    url: target.url,
+    connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
+    timeout: 120,
+    requests: [{ setupRequest: (request: { path: string }) => ({ ...request, path: paths[next++ % paths.length] }) }],
+  });
+  const requests = result.requests.total;
+  const measurement: Measurement = {
+    scenario,
+    service: target.service,
+    connections,
+    requests,
+    rps: Math.round((requests / (result.duration || 1)) * 10) / 10,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    bytes: result.throughput.total,
+  };
+  if (target.relay && requests > 0) {
+    measurement.rpcCallsPerRequest = Math.round((target.relay.counts.calls / requests) * 10) / 10;
+    // Rounds only add up per request when one request runs at a time.
+    if (connections === 1) measurement.wavesPerRequest = Math.round((target.relay.counts.waves / requests) * 10) / 10;
+  }
+  return measurement;
+}
+
+function peakRssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /VmHWM:\s+(\d+) kB/.exec(status);
+    return match ? Math.round(Number(match[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function startFastcarProcess(nodeUrl: string, cacheBytes: number): Promise<Peer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.js')], {
+    env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_CACHE_MAX_BYTES: String(cacheBytes) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('fastcar ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`fastcar exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A fresh pair per cold scenario: neither may answer from what an earlier scenario cached. */
+async function freshPair(nodeUrl: string, delayMs: number, cacheBytes: number) {
+  const [sidecarRelay, fastcarRelay] = await Promise.all([startRelay(nodeUrl, delayMs), startRelay(nodeUrl, delayMs)]);
+  const [sidecar, fastcar] = await Promise.all([startSidecar(sidecarRelay.url), startFastcarProcess(fastcarRelay.url, cacheBytes)]);
+  const targets: Target[] = [
+    { service: 'fastcar', url: fastcar.url, relay: fastcarRelay },
+    { service: 'sidecar', url: sidecar.url, relay: sidecarRelay },
+  ];
+  const rss = { fastcar: 0, sidecar: 0 };
+  return {
+    targets,
+    async stop() {
+      rss.fastcar = Math.max(rss.fastcar, peakRssMb(fastcar.pid));
+      rss.sidecar = Math.max(rss.sidecar, peakRssMb(sidecar.pid));
+      await Promise.all([sidecar.stop(), fastcar.stop(), sidecarRelay.close(), fastcarRelay.close()]);
+      return rss;
+    },
+  };
+}
+
+function table(measurements: Measurement[]): string {
+  const rows = [['scenario', 'service', 'conn', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non2xx', 'MB', 'rpc/req', 'waves/req', 'x sidecar']];
+  for (const m of measurements) {
+    const peer = measurements.find((o) => o.scenario === m.scenario && o.connections === m.connections && o.service === 'sidecar');
+    const ratio = m.service !== 'sidecar' && peer && peer.rps > 0 ? `${(m.rps / peer.rps).toFixed(1)}x` : '';
+    rows.push([m.scenario, m.service, String(m.connections), String(m.rps), String(m.p50), String(m.p90), String(m.p99), String(m.max), String(m.errors), String(m.non2xx), (m.bytes / 1e6).toFixed(1), m.rpcCallsPerRequest?.toString() ?? '', m.wavesPerRequest?.toString() ?? '', ratio]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  return rows.map((row) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`).join('\n').replace(/\n/, `\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`);
+}
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  const started = Date.now();
+  const { devnet, manifest } = await serveStoredChain(0);
+  const ordinary = Array.from({ length: manifest.head.number }, (_, i) => i + 1).filter((n) => n !== manifest.blocks.big);
+  const coldPaths = (query: string) => ordinary.slice(0, options.blocks).map((n) => `/blocks/${n}${query}`);
+  const measurements: Measurement[] = [];
+  const rss = { fastcar: 0, sidecar: 0 };
+  const log = (m: Measurement) => {
+    measurements.push(m);
+    console.error(`  ${m.scenario} ${m.service} c=${m.connections}: ${m.rps} req/s, p99 ${m.p99} ms, ${m.errors} errors`);
+  };
+
+  const coldRound = async (label: string, delayMs: number) => {
+    for (const [name, query] of [[`${label}cold fees`, ''], [`${label}cold noFees`, '?noFees=true']] as const) {
+      for (const connections of options.connections) {
+        const pair = await freshPair(devnet.wsUrl, delayMs, 1); // a 1-byte cache holds nothing
+        for (const target of pair.targets) log(await measure(name, target, coldPaths(query), connections, { amount: options.blocks }));
+        const peak = await pair.stop();
+        rss.fastcar = Math.max(rss.fastcar, peak.fastcar);
+        rss.sidecar = Math.max(rss.sidecar, peak.sidecar);
+      }
+    }
+  };
+  const warmRound = async (label: string, delayMs: number) => {
+    const pair = await freshPair(devnet.wsUrl, delayMs, 256 * 1024 * 1024);
+    const paths = coldPaths('');
+    for (const target of pair.targets) {
+      await measure('prime', target, paths, 4, { amount: paths.length });
+      log(await measure(`${label}warm`, target, paths, 10, { duration: options.duration }));
+    }
+    if (!label) {
+      for (const target of pair.targets) {
+        log(await measure('head', target, ['/blocks/head'], 10, { duration: options.duration }));
+        log(await measure('head/header', target, ['/blocks/head/header'], 10, { duration: options.duration }));
+        log(await measure(`largest block (${manifest.blocks.big})`, target, [`/blocks/${manifest.blocks.big}`], 1, { duration: options.duration }));
+      }
+      // The ceiling: Node's own http server sending fastcar's warm answer as fixed bytes.
+      const body = await (await fetch(`${pair.targets[0].url}${paths[0]}`)).text();
+      const bare = createServer((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+        res.end(body);
+      });
+      const port = await freePort();
+      await new Promise<void>((resolve) => bare.listen(port, '127.0.0.1', resolve));
+      log(await measure(`${label}warm`, { service: 'node-http', url: `http://127.0.0.1:${port}` }, paths, 10, { duration: options.duration }));
+      bare.close();
+    }
+    const peak = await pair.stop();
+    rss.fastcar = Math.max(rss.fastcar, peak.fastcar);
+    rss.sidecar = Math.max(rss.sidecar, peak.sidecar);
+  };
+
+  console.error(`bench: ${options.blocks} distinct blocks per cold scenario, ${options.duration}s per timed scenario`);
+  await coldRound('', 0);
+  await warmRound('', 0);
+  await coldRound(`+${options.delayMs}ms rpc: `, options.delayMs);
+  await warmRound(`+${options.delayMs}ms rpc: `, options.delayMs);
+  await devnet.close();
+
+  const result = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+    options,
+    seconds: Math.round((Date.now() - started) / 1000),
+    peakRssMb: rss,
+    notes: [
+      'The devnet is chopsticks: each runtime call (block building, fee query) runs in a wasm executor and takes ~0.5 s, so cold scenarios are bounded by the devnet, not by either service.',
+      'Scenario "caching proxy" is not run: the proxy does not exist yet.',
+    ],
+    measurements,
+  };
+  mkdirSync(join(__dirname, 'results'), { recursive: true });
+  writeFileSync(join(__dirname, 'results', 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(__dirname, 'results', 'latest.svg'), renderChart(measurements));
+  console.log(table(measurements));
+  console.log(`\npeak RSS: fastcar ${rss.fastcar} MB, sidecar ${rss.sidecar} MB; ${result.machine.cpus} cores (${result.machine.cpuModel}), ${result.machine.memoryGb} GB, node ${process.version}; ${result.seconds}s in all`);
+  console.log('written: bench/results/latest.json, bench/results/latest.svg');
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`bench failed: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  },
+);

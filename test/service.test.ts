@@ -1,0 +1,184 @@
+// fastcar on the devnet: how many RPC calls and waves each request costs,
+// what is cached and how it is announced, Redis shared between instances,
+// and bad input.
+import type { Devnet } from '../devnet/chain';
+import type { SeedManifest } from '../devnet/seed';
+import type { Fastcar } from '../src/server';
+import { getJson, startDevnet, startFastcarOn, startRedis, type Peer } from './support/peers';
+
+let devnet: Devnet;
+let manifest: SeedManifest;
+let fastcar: Fastcar;
+
+beforeAll(async () => {
+  ({ devnet, manifest } = await startDevnet());
+  fastcar = await startFastcarOn(devnet.wsUrl);
+  // Load the runtime once, so the counts below are those of an ordinary request.
+  await getJson(`${fastcar.url}/blocks/1`);
+}, 180_000);
+
+afterAll(async () => {
+  await fastcar?.close();
+  await devnet?.close();
+});
+
+function cost(headers: Headers) {
+  return { calls: Number(headers.get('x-rpc-calls')), waves: Number(headers.get('x-rpc-waves')), cache: headers.get('x-cache') };
+}
+
+describe('RPC plan', () => {
+  it('a number id costs two waves: the hash, then block, events, runtime version and validators together', async () => {
+    const { status, headers } = await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}`);
+    expect(status).toBe(200);
+    expect(cost(headers)).toEqual({ calls: 5, waves: 2, cache: 'miss' });
+  });
+
+  it('a hash id costs two waves: the block with its events, then the canonical hash of its height', async () => {
+    const hash = await devnet.chain.getBlockAt(manifest.blocks.batches).then((block) => block!.hash);
+    const { headers } = await getJson(`${fastcar.url}/blocks/${hash}`);
+    expect(cost(headers)).toEqual({ calls: 5, waves: 2, cache: 'miss' });
+  });
+
+  it('fees the runtime did not report in an event are queried in one extra wave, one call each', async () => {
+    const { headers, body } = await getJson(`${fastcar.url}/blocks/${manifest.blocks.feeInAsset}`);
+    const queried = (body as { extrinsics: { info: { kind?: string } }[] }).extrinsics.filter((x) => x.info.kind === 'preDispatch');
+    expect(queried).toHaveLength(1);
+    expect(cost(headers)).toEqual({ calls: 6, waves: 3, cache: 'miss' });
+  });
+
+  it('noFees skips the fee wave', async () => {
+    const { headers } = await getJson(`${fastcar.url}/blocks/${manifest.blocks.feeInAsset}?noFees=true`);
+    expect(cost(headers).waves).toBe(1); // the hash of the height is cached now
+  });
+
+  it('a finalized block asked again costs no RPC at all', async () => {
+    const path = `${fastcar.url}/blocks/${manifest.blocks.transfers}`;
+    const first = await getJson(path);
+    const again = await getJson(path);
+    expect(cost(again.headers)).toEqual({ calls: 0, waves: 0, cache: 'hit' });
+    expect(again.text).toBe(first.text);
+  });
+
+  it('a range fetches its blocks side by side, not one after another', async () => {
+    const { status, headers, body } = await getJson(`${fastcar.url}/blocks?range=150-170`);
+    expect(status).toBe(200);
+    expect((body as unknown[]).length).toBe(21);
+    expect(cost(headers).calls).toBe(21 * 5);
+    expect(cost(headers).waves).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('HTTP caching', () => {
+  it('announces finalized blocks as immutable with an ETag and answers If-None-Match with 304', async () => {
+    const path = `${fastcar.url}/blocks/${manifest.blocks.proxyCall}`;
+    const first = await getJson(path);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^".+"$/);
+    const second = await fetch(path, { headers: { 'If-None-Match': etag! } });
+    expect(second.status).toBe(304);
+    const other = await getJson(`${path}?noFees=true`);
+    expect(other.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('compresses large answers for clients that accept it', async () => {
+    const path = `${fastcar.url}/blocks/${manifest.blocks.big}?noFees=true`;
+    const plain = await getJson(path, { 'Accept-Encoding': 'identity' });
+    for (const encoding of ['br', 'gzip']) {
+      const response = await fetch(path, { headers: { 'Accept-Encoding': encoding } });
+      expect(response.headers.get('content-encoding')).toBe(encoding);
+      expect(await response.text()).toBe(plain.text);
+    }
+  });
+
+  it('never lets the moving head be cached', async () => {
+    const { headers } = await getJson(`${fastcar.url}/blocks/head`);
+    expect(headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('Redis shared by two instances', () => {
+  let redis: Peer;
+  let first: Fastcar;
+  let second: Fastcar;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    [first, second] = await Promise.all([
+      startFastcarOn(devnet.wsUrl, { REDIS_URL: redis.url }),
+      startFastcarOn(devnet.wsUrl, { REDIS_URL: redis.url }),
+    ]);
+    await getJson(`${second.url}/blocks/1`); // runtime loaded
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([first?.close(), second?.close()]);
+    await redis?.stop();
+  });
+
+  it('lets the second instance answer from what the first one fetched', async () => {
+    const n = manifest.blocks.multisigExecute;
+    const built = await getJson(`${first.url}/blocks/${n}`);
+    expect(cost(built.headers).calls).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the Redis write is not awaited by the request
+    const shared = await getJson(`${second.url}/blocks/${n}`);
+    expect(cost(shared.headers)).toEqual({ calls: 0, waves: 0, cache: 'hit' });
+    expect(shared.text).toBe(built.text);
+  });
+
+  it('keeps answering from the node when Redis goes away', async () => {
+    await redis.stop();
+    const { status, body } = await getJson(`${second.url}/blocks/${manifest.blocks.multisigApprove}`);
+    expect(status).toBe(200);
+    expect((body as { number: string }).number).toBe(String(manifest.blocks.multisigApprove));
+  });
+});
+
+describe('bad input', () => {
+  const cases: [string, number][] = [
+    ['/blocks/-1', 400],
+    ['/blocks/12abc', 400],
+    ['/blocks/0x12', 400],
+    [`/blocks/0x${'g'.repeat(64)}`, 400],
+    ['/blocks/99999999', 400],
+    ['/blocks/99999999999999999999', 400],
+    ['/blocks?range=1-1000000000', 400],
+    ['/blocks?range=abc', 400],
+    ['/blocks', 400],
+    ['/blocks/1?noFees=maybe', 400],
+    ['/blocks/1?nofees=true', 400],
+    ['/blocks/1?noFees=true&noFees=false', 400],
+    ['/blocks/1/extrinsics/-1', 400],
+    ['/blocks/1/extrinsics/5000', 400],
+    ['/blocks/%E0%A4%A', 400],
+    ['/blocks/..%2F..%2Fetc%2Fpasswd', 400],
+    ['/nothing/here', 404],
+  ];
+
+  it.each(cases)('%s gets %d with a JSON message and no stack', async (path, status) => {
+    const response = await getJson(fastcar.url + path);
+    expect(response.status).toBe(status);
+    expect(response.body).toEqual({ code: status, message: expect.any(String) });
+    expect(response.text).not.toMatch(/at .+\.(ts|js):\d+/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('never announces a hash the chain does not have as final (chopsticks answers such hashes with its genesis block)', async () => {
+    const response = await getJson(`${fastcar.url}/blocks/0x${'11'.repeat(32)}`);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect((response.body as { finalized?: boolean }).finalized).not.toBe(true);
+  });
+
+  it('answers an oversized URL with JSON too', async () => {
+    const response = await getJson(`${fastcar.url}/blocks/1?x=${'a'.repeat(1_000_000)}`);
+    expect(response.status).toBe(431);
+    expect(response.body).toEqual({ code: 431, message: expect.any(String) });
+  });
+
+  it('says where the head is when a block is beyond it', async () => {
+    const { body } = await getJson(`${fastcar.url}/blocks/${manifest.head.number + 1}`);
+    expect((body as { message: string }).message).toBe(
+      `Specified block number is larger than the current largest block. The largest known block number is ${manifest.head.number}.`,
+    );
+  });
+});
