@@ -69,7 +69,7 @@ async function measure(scenario: string, target: Target, paths: string[], connec
     connections,
     ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
     timeout: 120,
-    requests: [{ setupRequest: (request: { path: string }) => ({ ...request, path: paths[next++ % paths.length] }) }],
+    requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
   });
   const requests = result.requests.total;
   const measurement: Measurement = {

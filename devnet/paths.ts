@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const DEVNET_DIR = __dirname;
+/** The source folder, also when this runs compiled from dist/devnet. */
+export const DEVNET_DIR = existsSync(join(__dirname, 'runtime')) ? __dirname : join(__dirname, '..', '..', 'devnet');
 /** Overridable for the tests of what happens when the runtime or database is broken. */
 export const RUNTIME_PATH =
   process.env.DEVNET_RUNTIME_PATH ?? join(DEVNET_DIR, 'runtime', 'asset_hub_westend_runtime.compact.compressed.wasm');

@@ -10,7 +10,7 @@ import type { KeyringPair } from '@polkadot/keyring/types';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 
 import type { Devnet } from './chain';
-import { RUNTIME_SHA256_PATH } from './paths';
+import { DEVNET_DIR, RUNTIME_SHA256_PATH } from './paths';
 
 export const TARGET_HEIGHT = 210;
 export const BIG_BLOCK_EXTRINSICS = 520;
@@ -33,7 +33,7 @@ export interface SeedManifest {
 export function seedVersion(): string {
   const hash = createHash('sha256');
   hash.update(readFileSync(RUNTIME_SHA256_PATH));
-  for (const file of ['seed.ts', 'genesis.ts']) hash.update(readFileSync(`${__dirname}/${file}`));
+  for (const file of ['seed.ts', 'genesis.ts']) hash.update(readFileSync(`${DEVNET_DIR}/${file}`));
   return hash.digest('hex').slice(0, 16);
 }
 

@@ -67,7 +67,7 @@ export function createApp({ logger, metrics, routers, health }: AppParts): expre
   for (const router of routers) app.use(router);
 
   app.use((req: Request, res: Response) => {
-    res.status(404).json({ code: 404, message: `No route for ${req.method} ${req.path.slice(0, 200)}` });
+    res.status(404).setHeader('Cache-Control', 'no-store').json({ code: 404, message: `No route for ${req.method} ${req.path.slice(0, 200)}` });
   });
 
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {

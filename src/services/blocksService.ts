@@ -128,6 +128,9 @@ export class BlocksService {
     const { registry } = runtime;
 
     const block = registry.createType('Block', rpcBlock.block) as Block;
+    // A node (or a proxy, or chopsticks for hashes it does not know) can hand back
+    // some other block; an answer is only ever about the block that was asked for.
+    if (block.header.hash.toHex() !== hash) throw notFound(`No block with hash ${hash} is known to the node.`);
     const events =
       eventsHex === undefined ? null : (registry.createType('Vec<EventRecord>', eventsHex ? hexToU8a(eventsHex) : new Uint8Array()) as unknown as EventRecord[]);
     const validators = validatorsHex ? (registry.createType('Vec<AccountId>', hexToU8a(validatorsHex)) as unknown as AccountId[]) : [];
