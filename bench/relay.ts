@@ -13,15 +13,17 @@ export interface Relay {
   url: string;
   counts: RelayCounts;
   reset(): void;
+  setDelay(ms: number): void;
   close(): Promise<void>;
 }
 
-export async function startRelay(upstreamUrl: string, delayMs = 0): Promise<Relay> {
+export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0): Promise<Relay> {
   const counts: RelayCounts = { calls: 0, waves: 0 };
   let pending = 0;
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 256 * 1024 * 1024 });
+  const server = new WebSocketServer({ host: '127.0.0.1', port, maxPayload: 256 * 1024 * 1024 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const later = (fn: () => void) => (delayMs > 0 ? setTimeout(fn, delayMs) : fn());
+  let delay = delayMs;
+  const later = (fn: () => void) => (delay > 0 ? setTimeout(fn, delay) : fn());
 
   server.on('connection', (client) => {
     const upstream = new WebSocket(upstreamUrl, { maxPayload: 256 * 1024 * 1024 });
@@ -52,10 +54,13 @@ export async function startRelay(upstreamUrl: string, delayMs = 0): Promise<Rela
   });
 
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const boundPort = typeof address === 'object' && address ? address.port : port;
   return {
-    url: `ws://127.0.0.1:${port}`,
+    url: `ws://127.0.0.1:${boundPort}`,
     counts,
+    setDelay(ms: number) {
+      delay = ms;
+    },
     reset() {
       counts.calls = 0;
       counts.waves = 0;

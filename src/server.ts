@@ -8,7 +8,7 @@ import type { Config } from './config';
 import { blocksRouter } from './controllers/blocksController';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
-import { NodeClient, type Hex } from './rpc/nodeClient';
+import { NodeClient } from './rpc/nodeClient';
 import { BlocksService } from './services/blocksService';
 import { FinalizedHead } from './services/finalizedHead';
 import { RuntimeRegistry } from './services/runtimes';
@@ -33,12 +33,13 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   await node.ready();
   // Keys carry the chain's genesis hash: instances of different chains may share one Redis.
   const genesis = await node.getBlockHash(0);
-  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:1:${(genesis as Hex).slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
+  if (!genesis) throw new Error('the node has no block 0');
+  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:1:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
   const cache = new TieredCache(config.cacheMaxBytes, redis);
   metrics = new Metrics(cache);
   const finalized = new FinalizedHead(node);
   await finalized.start();
-  const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache);
+  const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache, genesis);
 
   const health = async () => {
     const connected = node.isConnected;

@@ -1,0 +1,87 @@
+// The cache rules on the real devnet, with the finalized height held below the
+// chain's head (chopsticks finalizes every block it builds, so a block that is
+// not final has to be made by holding the finalized view back).
+import { TieredCache } from '../src/cache/tieredCache';
+import { NodeClient } from '../src/rpc/nodeClient';
+import { newRequestStats, runWithStats, type RequestStats } from '../src/rpc/requestStats';
+import { BlocksService } from '../src/services/blocksService';
+import { FinalizedHead } from '../src/services/finalizedHead';
+import { RuntimeRegistry } from '../src/services/runtimes';
+import type { Devnet } from '../devnet/chain';
+import { startDevnet } from './support/peers';
+
+class HeldBackFinalized extends FinalizedHead {
+  constructor(
+    node: NodeClient,
+    private readonly height: number,
+  ) {
+    super(node);
+  }
+
+  override async current(): Promise<number> {
+    return this.height;
+  }
+}
+
+const FINALIZED = 8;
+const query = { eventDocs: false, extrinsicDocs: false, noFees: false };
+let devnet: Devnet;
+let feeInAsset: number;
+let node: NodeClient;
+let cache: TieredCache;
+let service: BlocksService;
+
+async function counted<T>(fn: () => Promise<T>): Promise<[T, RequestStats]> {
+  const stats = newRequestStats();
+  const value = await runWithStats(stats, fn);
+  return [value, stats];
+}
+
+beforeAll(async () => {
+  let manifest;
+  ({ devnet, manifest } = await startDevnet());
+  feeInAsset = manifest.blocks.feeInAsset;
+  node = new NodeClient({ url: devnet.wsUrl, timeoutMs: 30_000 });
+  await node.ready();
+  cache = new TieredCache(64 * 1024 * 1024);
+  service = new BlocksService(node, new RuntimeRegistry(node), new HeldBackFinalized(node, FINALIZED), cache, (await node.getBlockHash(0))!);
+  await service.block({ kind: 'number', number: 1 }, query); // runtime loaded
+}, 120_000);
+
+afterAll(async () => {
+  await node?.disconnect();
+  await devnet?.close();
+});
+
+it('caches a finalized block and its height: the second ask costs nothing', async () => {
+  const [first, firstStats] = await counted(() => service.block({ kind: 'number', number: FINALIZED }, query));
+  expect(first).toMatchObject({ finalized: true, immutable: true, fromCache: false });
+  expect(firstStats).toMatchObject({ rpcCalls: 5, waves: 2 });
+  const [again, againStats] = await counted(() => service.block({ kind: 'number', number: FINALIZED }, query));
+  expect(again).toMatchObject({ finalized: true, fromCache: true, json: first.json });
+  expect(againStats).toMatchObject({ rpcCalls: 0, waves: 0 });
+});
+
+it('never caches a block above the finalized height, nor its height -> hash', async () => {
+  const above = FINALIZED + 1;
+  const [first] = await counted(() => service.block({ kind: 'number', number: above }, query));
+  expect(first).toMatchObject({ finalized: false, immutable: false });
+  const [again, stats] = await counted(() => service.block({ kind: 'number', number: above }, query));
+  expect(again).toMatchObject({ finalized: false, fromCache: false });
+  expect(stats).toMatchObject({ rpcCalls: 5, waves: 2 });
+  expect(await cache.get(`h:${above}`)).toBeUndefined();
+});
+
+it('checks a hash id against the canonical hash of its height before calling it final', async () => {
+  const hash = (await node.getBlockHash(3))!;
+  const [answer, stats] = await counted(() => service.block({ kind: 'hash', hash }, query));
+  expect(answer).toMatchObject({ finalized: true, immutable: true });
+  expect(stats.methods.chain_getBlockHash).toBe(1);
+});
+
+it('asks each fee the events did not report once, all in one wave', async () => {
+  const [answer, stats] = await counted(() => service.block({ kind: 'number', number: feeInAsset }, { ...query, noFees: false }));
+  const kinds = (JSON.parse(answer.json) as { extrinsics: { info: { kind?: string } }[] }).extrinsics.map((x) => x.info.kind);
+  expect(kinds.filter((kind) => kind === 'preDispatch')).toHaveLength(stats.methods.state_call);
+  expect(stats.waves).toBe(3);
+});

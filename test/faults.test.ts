@@ -1,0 +1,76 @@
+// Faults between fastcar and the node: the node goes away and comes back, or
+// answers too slowly. Each test prints what it measured.
+import type { Devnet } from '../devnet/chain';
+import type { SeedManifest } from '../devnet/seed';
+import type { Fastcar } from '../src/server';
+import { startRelay, type Relay } from '../bench/relay';
+import { freePort, getJson, startDevnet, startFastcarOn } from './support/peers';
+
+let devnet: Devnet;
+let manifest: SeedManifest;
+
+beforeAll(async () => {
+  ({ devnet, manifest } = await startDevnet());
+}, 120_000);
+
+afterAll(async () => {
+  await devnet?.close();
+});
+
+it('answers 503 with Retry-After while the node is away, caches nothing then, and recovers by itself', async () => {
+  const port = await freePort();
+  let relay: Relay = await startRelay(devnet.wsUrl, 0, port);
+  const fastcar: Fastcar = await startFastcarOn(relay.url);
+  try {
+    expect((await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}`)).status).toBe(200);
+
+    await relay.close();
+    const during = manifest.blocks.proxyAdd;
+    const outage = await getJson(`${fastcar.url}/blocks/${during}`);
+    expect(outage.status).toBe(503);
+    expect(outage.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(outage.body).toEqual({ code: 503, message: expect.any(String) });
+    const health = await getJson(`${fastcar.url}/health`);
+    expect(health.status).toBe(503);
+
+    relay = await startRelay(devnet.wsUrl, 0, port);
+    const back = Date.now();
+    let answer = await getJson(`${fastcar.url}/blocks/${during}`);
+    while (answer.status !== 200 && Date.now() - back < 5000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await getJson(`${fastcar.url}/blocks/${during}`);
+    }
+    console.log(`recovered ${Date.now() - back} ms after the node came back`);
+    expect(answer.status).toBe(200);
+    // Built now, from the node: nothing was cached for it during the outage.
+    expect(answer.headers.get('x-cache')).toBe('miss');
+    expect(Number(answer.headers.get('x-rpc-calls'))).toBeGreaterThan(0);
+  } finally {
+    await fastcar.close();
+    await relay.close();
+  }
+}, 60_000);
+
+it('answers 504 when the node is slower than the timeout, and stays responsive meanwhile', async () => {
+  const relay = await startRelay(devnet.wsUrl);
+  const fastcar = await startFastcarOn(relay.url, { FASTCAR_RPC_TIMEOUT_MS: '1000' });
+  try {
+    relay.setDelay(1500);
+    const started = Date.now();
+    let slowDone = false;
+    const slow = getJson(`${fastcar.url}/blocks/${manifest.blocks.batches}`).finally(() => (slowDone = true));
+    const healthStarted = Date.now();
+    const health = await getJson(`${fastcar.url}/health`);
+    const healthMs = Date.now() - healthStarted;
+    // Answered while the slow request was still waiting on the node.
+    expect(slowDone).toBe(false);
+    const answer = await slow;
+    console.log(`504 after ${Date.now() - started} ms; /health meanwhile in ${healthMs} ms`);
+    expect(answer.status).toBe(504);
+    expect(answer.body).toEqual({ code: 504, message: expect.any(String) });
+    expect(health.status).toBe(200);
+  } finally {
+    await fastcar.close();
+    await relay.close();
+  }
+}, 60_000);
