@@ -11,9 +11,18 @@ export interface Config {
   redisUrl?: string;
   redisTtlSeconds: number;
   devnetPort: number;
+  /** Server processes sharing the port (node:cluster); 1 runs in this process. */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
+
+/** Every variable loadConfig reads; deployment files are checked against this list. */
+export const CONFIG_VARIABLES = [
+  'FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_HOST', 'SAS_EXPRESS_BIND_HOST', 'FASTCAR_PORT', 'SAS_EXPRESS_PORT',
+  'FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL', 'FASTCAR_RPC_TIMEOUT_MS', 'FASTCAR_CACHE_MAX_BYTES', 'REDIS_URL', 'FASTCAR_REDIS_URL',
+  'FASTCAR_REDIS_TTL_SECONDS', 'DEVNET_PORT', 'WORKERS', 'FASTCAR_WORKERS',
+] as const;
 
 type Env = Record<string, string | undefined>;
 
@@ -56,6 +65,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: pick(env, 'REDIS_URL', 'FASTCAR_REDIS_URL'),
     redisTtlSeconds: integer(env, ['FASTCAR_REDIS_TTL_SECONDS'], 7 * 24 * 3600, 1, 365 * 24 * 3600),
     devnetPort: integer(env, ['DEVNET_PORT'], 9944, 0, 65535),
+    workers: integer(env, ['WORKERS', 'FASTCAR_WORKERS'], 1, 1, 256),
   };
 }
 
@@ -74,4 +84,6 @@ Environment (sidecar's names work too):
   REDIS_URL                              optional shared cache, e.g. redis://127.0.0.1:6379
   FASTCAR_REDIS_TTL_SECONDS              Redis entry lifetime (default 604800)
   DEVNET_PORT                            port of the bundled devnet (default 9944)
+  WORKERS                                server processes sharing the port (default 1);
+                                         give them REDIS_URL to share one cache
 `;

@@ -1,9 +1,49 @@
 #!/usr/bin/env node
 // `npm start`: serve the node named in the environment, or, with none named,
-// start the bundled devnet and serve that.
-import { ConfigError, HELP, loadConfig } from './config';
-import { createLogger } from './logger';
+// start the bundled devnet and serve that. With WORKERS > 1 the primary
+// process forks that many servers sharing the port (and, with REDIS_URL, a cache).
+import cluster from 'node:cluster';
+
+import { ConfigError, HELP, loadConfig, type Config } from './config';
+import { createLogger, type Logger } from './logger';
 import { startFastcar } from './server';
+
+async function startDevnetIfNeeded(config: Config, logger: Logger): Promise<{ nodeUrl: string; stop?: () => Promise<void> }> {
+  if (config.nodeUrl) return { nodeUrl: config.nodeUrl };
+  process.env.LOG_LEVEL ??= 'warn'; // chopsticks' own logger
+  // Loaded only when needed: a deployment with a node never touches the devnet code.
+  const { serveStoredChain } = await import('../devnet/cli');
+  const { devnet, manifest } = await serveStoredChain(config.devnetPort);
+  logger.info({ devnet: devnet.wsUrl, blocks: `0-${manifest.head.number}` }, 'no node configured: serving the bundled devnet');
+  return { nodeUrl: devnet.wsUrl, stop: () => devnet.close() };
+}
+
+function onSignal(stop: () => Promise<unknown>) {
+  const handler = () => void stop().finally(() => process.exit(0));
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+}
+
+async function runPrimary(config: Config, logger: Logger, nodeUrl: string, stopDevnet?: () => Promise<void>) {
+  for (let i = 0; i < config.workers; i++) cluster.fork({ FASTCAR_NODE_URL: nodeUrl });
+  let ready = 0;
+  cluster.on('message', (_worker, message: unknown) => {
+    if (message === 'ready' && ++ready === config.workers) {
+      process.stdout.write(`fastcar ready: ${config.workers} workers on http://${config.host}:${config.port}/blocks/head (node ${nodeUrl})\n`);
+    }
+  });
+  let stopping = false;
+  cluster.on('exit', (worker, code) => {
+    if (stopping) return;
+    logger.error({ pid: worker.process.pid, code }, 'worker exited; starting another');
+    cluster.fork({ FASTCAR_NODE_URL: nodeUrl });
+  });
+  onSignal(async () => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');
+    await stopDevnet?.();
+  });
+}
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -12,27 +52,20 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  let nodeUrl = config.nodeUrl;
-  let stopDevnet: (() => Promise<void>) | undefined;
-  if (!nodeUrl) {
-    process.env.LOG_LEVEL ??= 'warn'; // chopsticks' own logger
-    // Loaded only when needed: a production deployment never touches the devnet code.
-    const { serveStoredChain } = await import('../devnet/cli');
-    const { devnet, manifest } = await serveStoredChain(config.devnetPort);
-    nodeUrl = devnet.wsUrl;
-    stopDevnet = () => devnet.close();
-    logger.info({ devnet: devnet.wsUrl, blocks: `0-${manifest.head.number}` }, 'no node configured: serving the bundled devnet');
+  if (cluster.isWorker) {
+    const fastcar = await startFastcar({ ...config, nodeUrl: config.nodeUrl as string }, logger);
+    process.send?.('ready');
+    onSignal(() => fastcar.close());
+    return;
   }
+  const { nodeUrl, stop: stopDevnet } = await startDevnetIfNeeded(config, logger);
+  if (config.workers > 1) return runPrimary(config, logger, nodeUrl, stopDevnet);
   const fastcar = await startFastcar({ ...config, nodeUrl }, logger);
   process.stdout.write(`fastcar ready: ${fastcar.url}/blocks/head (node ${nodeUrl})\n`);
-  const stop = () => {
-    void fastcar
-      .close()
-      .then(() => stopDevnet?.())
-      .finally(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  onSignal(async () => {
+    await fastcar.close();
+    await stopDevnet?.();
+  });
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,31 @@
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('loadConfig', () => {
+  it('defaults to the bundled devnet on loopback', () => {
+    expect(loadConfig({})).toMatchObject({ nodeUrl: undefined, host: '127.0.0.1', port: 8080, workers: 1, logLevel: 'info' });
+  });
+
+  it("accepts sidecar's variable names", () => {
+    const config = loadConfig({
+      SAS_SUBSTRATE_URL: 'wss://node.example:443',
+      SAS_EXPRESS_PORT: '8081',
+      SAS_EXPRESS_BIND_HOST: '0.0.0.0',
+      SAS_LOG_LEVEL: 'http',
+    });
+    expect(config).toMatchObject({ nodeUrl: 'wss://node.example:443', port: 8081, host: '0.0.0.0', logLevel: 'info' });
+  });
+
+  it('prefers its own names over sidecar’s', () => {
+    expect(loadConfig({ FASTCAR_PORT: '9000', SAS_EXPRESS_PORT: '8081' }).port).toBe(9000);
+  });
+
+  it.each([
+    [{ FASTCAR_PORT: '70000' }, 'FASTCAR_PORT=70000 is not valid'],
+    [{ SAS_SUBSTRATE_URL: 'localhost:9944' }, 'must start with ws://'],
+    [{ SAS_LOG_LEVEL: 'loud' }, 'log level loud'],
+    [{ WORKERS: '0' }, 'WORKERS=0 is not valid'],
+  ])('rejects %p with a message that says what to do', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

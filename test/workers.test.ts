@@ -1,0 +1,43 @@
+// WORKERS=2: two server processes share the port; both answer, and a stop
+// signal takes the whole group down.
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+import type { Devnet } from '../devnet/chain';
+import { freePort, getJson, startDevnet } from './support/peers';
+
+let devnet: Devnet;
+
+beforeAll(async () => {
+  ({ devnet } = await startDevnet());
+}, 120_000);
+
+afterAll(async () => {
+  await devnet?.close();
+});
+
+it('runs the configured number of workers on one port', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'src', 'main.ts')], {
+    env: { ...process.env, WORKERS: '2', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('fastcar ready: 2 workers')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
+    });
+    const workers = execFileSync('pgrep', ['-P', String(child.pid), '-f', 'main.ts']).toString().trim().split('\n');
+    expect(workers).toHaveLength(2);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => getJson(`http://127.0.0.1:${port}/blocks/3/header`)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}, 120_000);
