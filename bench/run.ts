@@ -1,8 +1,8 @@
 // `npm run bench`: fastcar against the real substrate-api-sidecar 18 on the
 // same devnet, scenario by scenario, in one run. Prints a table with
 // fastcar/sidecar ratios, writes bench/results/latest.json and latest.svg.
-process.env.LOG_LEVEL ??= 'error';
 
+import '../devnet/quiet';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -55,6 +55,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
       },
     };
   };
+  blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
   const app = createApp({ logger, metrics, routers: [blocksRouter(blocks)], health });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {

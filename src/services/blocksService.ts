@@ -169,6 +169,15 @@ export class BlocksService {
     };
   }
 
+  /**
+   * Loads the runtime of the finalized head ahead of the first request, so that
+   * request does not pay for the metadata. Failures only mean a cold first request.
+   */
+  async warmUp(): Promise<void> {
+    const hash = await this.node.getFinalizedHead();
+    await this.runtimes.get(await this.node.getRuntimeVersion(hash), hash);
+  }
+
   /** The block the head endpoints mean: the finalized head, or the best block. */
   async headHash(finalized: boolean): Promise<Hex> {
     if (finalized) return this.node.getFinalizedHead();

@@ -1,10 +1,10 @@
 // Starts the real things the tests and benchmarks talk to: the devnet, the
 // reference substrate-api-sidecar, fastcar itself, and a Redis server.
+import '../../devnet/quiet';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-process.env.LOG_LEVEL ??= 'error'; // chopsticks' logger, read when it is first loaded
 
 import { serveStoredChain } from '../../devnet/cli';
 import type { Devnet } from '../../devnet/chain';
