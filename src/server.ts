@@ -1,5 +1,5 @@
 // Wires the layers together: node client -> services -> controllers -> HTTP.
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 
 import { createApp } from './app';
 import { RedisStore } from './cache/redisStore';
@@ -57,7 +57,10 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   };
   blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
   const app = createApp({ logger, metrics, routers: [blocksRouter(blocks)], health });
-  const server = app.listen(config.port, config.host);
+  const server = createServer(app);
+  // Bursts of new connections (a load balancer warming up, a thousand clients at once)
+  // must queue in the kernel, not be dropped into SYN retries.
+  server.listen({ port: config.port, host: config.host, backlog: 4096 });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -73,7 +76,9 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   // Slow clients must not hold sockets forever.
   server.headersTimeout = 10_000;
   server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
+  // Longer than the usual load balancer idle timeout (60 s), so the balancer closes
+  // idle connections first and never sends a request into one we are closing.
+  server.keepAliveTimeout = 65_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

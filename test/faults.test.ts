@@ -3,6 +3,8 @@
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
+import autocannon from 'autocannon';
+
 import { startRelay, type Relay } from '../bench/relay';
 import { freePort, getJson, startDevnet, startFastcarOn } from './support/peers';
 
@@ -69,6 +71,38 @@ it('answers 504 when the node is slower than the timeout, and stays responsive m
     expect(answer.status).toBe(504);
     expect(answer.body).toEqual({ code: 504, message: expect.any(String) });
     expect(health.status).toBe(200);
+  } finally {
+    await fastcar.close();
+    await relay.close();
+  }
+}, 60_000);
+
+it('under load, losing the node gives 503s, not errors, hangs or crashes, and the load recovers', async () => {
+  const port = await freePort();
+  let relay: Relay = await startRelay(devnet.wsUrl, 0, port);
+  // A 1-byte cache: every request goes to the node.
+  const fastcar = await startFastcarOn(relay.url, { FASTCAR_CACHE_MAX_BYTES: '1' });
+  try {
+    let next = 0;
+    const run = autocannon({
+      url: fastcar.url,
+      connections: 20,
+      duration: 8,
+      timeout: 10,
+      requests: [{ setupRequest: (request) => ({ ...request, path: `/blocks/${20 + (next++ % 150)}?noFees=true` }) }],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await relay.close();
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    relay = await startRelay(devnet.wsUrl, 0, port);
+    const result = await run;
+    const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
+    console.log(`under load with a 2.5 s outage: ${JSON.stringify(statuses)}, ${result.errors} errors, ${result.timeouts} timeouts`);
+    expect(result.errors).toBe(0);
+    expect(result.timeouts).toBe(0);
+    expect(Object.keys(statuses).sort()).toEqual(['200', '503']);
+    expect((await getJson(`${fastcar.url}/health`)).status).toBe(200);
+    expect((await getJson(`${fastcar.url}/blocks/30`)).status).toBe(200);
   } finally {
     await fastcar.close();
     await relay.close();
