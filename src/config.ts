@@ -71,7 +71,8 @@ export function loadConfig(env: Env = process.env): Config {
 
 export const HELP = `fastcar: a fast, sidecar-compatible REST API for Substrate blocks
 
-Usage: npm start            (or: node dist/main.js [--help])
+Usage: npm start            (or: node dist/src/main.js [--help])
+       node dist/src/main.js proxy [--config proxy.json]   the caching JSON-RPC proxy
 
 Environment (sidecar's names work too):
   FASTCAR_NODE_URL / SAS_SUBSTRATE_URL   node JSON-RPC URL (ws://, wss://, http://);
@@ -86,4 +87,12 @@ Environment (sidecar's names work too):
   DEVNET_PORT                            port of the bundled devnet (default 9944)
   WORKERS                                server processes sharing the port (default 1);
                                          give them REDIS_URL to share one cache
+
+Proxy environment (over the --config file):
+  PROXY_UPSTREAMS                        comma-separated ws:// URLs of the nodes (required)
+  PROXY_HOST, PROXY_PORT                 bind address and port (default 127.0.0.1:9955)
+  PROXY_CACHE_MAX_BYTES                  cache bound (default 536870912)
+  PROXY_MAX_CONCURRENT                   calls in flight per upstream (default 256)
+  PROXY_TIMEOUT_MS, PROXY_RETRIES        per call; retries go to another upstream
+  PROXY_MAX_LAG_BLOCKS                   how far behind the best node a node may serve (10)
 `;

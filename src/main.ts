@@ -50,6 +50,15 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
+  if (process.argv[2] === 'proxy') {
+    const { loadProxyConfig } = await import('./proxy/proxyConfig');
+    const { startProxy } = await import('./proxy/startProxy');
+    const proxyConfig = loadProxyConfig(process.argv.slice(3));
+    const { proxy, address } = await startProxy(proxyConfig, createLogger(proxyConfig.logLevel));
+    process.stdout.write(`fastcar proxy ready: ws://${address} and http://${address} (upstreams ${proxyConfig.upstreams.join(', ')})\n`);
+    onSignal(() => proxy.close());
+    return;
+  }
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   if (cluster.isWorker) {

@@ -1,0 +1,62 @@
+// Which JSON-RPC calls have answers that can never change, and under what key.
+// A call qualifies only when it names its block by hash (or, for a block hash
+// by number, when that number is finalized); anything about "latest" passes
+// through uncached.
+
+/** Methods whose last parameter, when present, is the block hash they read at. */
+const AT_HASH: Record<string, number> = {
+  chain_getBlock: 0,
+  chain_getHeader: 0,
+  state_getStorage: 1,
+  state_getStorageAt: 1,
+  state_getStorageHash: 1,
+  state_getStorageHashAt: 1,
+  state_getStorageSize: 1,
+  state_getStorageSizeAt: 1,
+  state_getMetadata: 0,
+  state_getRuntimeVersion: 0,
+  chain_getRuntimeVersion: 0,
+  state_call: 2,
+  state_callAt: 2,
+  state_getKeysPaged: 3,
+  state_getKeysPagedAt: 3,
+  state_queryStorageAt: 1,
+  payment_queryInfo: 1,
+  payment_queryFeeDetails: 1,
+  childstate_getStorage: 2,
+};
+
+/** Methods that change something or whose answer is about now: never cached, never merged. */
+const NEVER_MERGE = /^(author_|dev_|system_(addReservedPeer|removeReservedPeer|addLogFilter|resetLogFilter))/;
+
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+
+export type CacheDecision =
+  | { kind: 'immutable'; key: string }
+  | { kind: 'finalizedNumber'; key: string; number: number }
+  | { kind: 'passThrough'; mergeKey?: string };
+
+export function callKey(method: string, params: unknown[]): string {
+  return `${method}:${JSON.stringify(params)}`;
+}
+
+export function decide(method: string, params: unknown): CacheDecision {
+  const list = Array.isArray(params) ? params : params === undefined ? [] : [params];
+  const key = callKey(method, list);
+  if (NEVER_MERGE.test(method)) return { kind: 'passThrough' };
+  const at = AT_HASH[method];
+  if (at !== undefined && typeof list[at] === 'string' && HASH.test(list[at] as string)) {
+    return { kind: 'immutable', key };
+  }
+  if (method === 'chain_getBlockHash' && list.length === 1) {
+    const number = typeof list[0] === 'number' ? list[0] : typeof list[0] === 'string' ? Number(list[0]) : NaN;
+    if (Number.isInteger(number) && number >= 0) return { kind: 'finalizedNumber', key, number };
+  }
+  // Identical calls in flight still share one upstream request.
+  return { kind: 'passThrough', mergeKey: key };
+}
+
+/** An answer worth keeping: a result, and not an empty one (that block may arrive later). */
+export function isCacheableResult(result: unknown): boolean {
+  return result !== null && result !== undefined;
+}

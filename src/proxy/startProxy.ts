@@ -1,0 +1,19 @@
+import type { Logger } from '../logger';
+import type { ProxyConfig } from './proxyConfig';
+import { RpcProxy } from './proxyServer';
+import { UpstreamPool } from './upstreams';
+
+export async function startProxy(config: ProxyConfig, logger: Logger): Promise<{ proxy: RpcProxy; address: string; pool: UpstreamPool }> {
+  const pool = new UpstreamPool(config.upstreams, {
+    maxConcurrent: config.maxConcurrentPerUpstream,
+    timeoutMs: config.timeoutMs,
+    retries: config.retries,
+    maxLagBlocks: config.maxLagBlocks,
+    healthIntervalMs: config.healthIntervalMs,
+  });
+  await pool.start();
+  const proxy = new RpcProxy(pool, { host: config.host, port: config.port, cacheMaxBytes: config.cacheMaxBytes, maxBodyBytes: config.maxBodyBytes }, logger);
+  const address = await proxy.listen();
+  logger.info({ address, upstreams: config.upstreams }, 'proxy listening');
+  return { proxy, address, pool };
+}

@@ -1,0 +1,183 @@
+// The proxy's upstream nodes: each a reconnecting WebSocket with a cap on
+// calls in flight; a pool that picks between them by power of two choices on
+// the fewest outstanding calls, skips nodes that are down, behind or backing
+// off, and retries a failed call on another node.
+import { WsProvider } from '@polkadot/rpc-provider';
+
+export class UpstreamRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export class NoUpstreamError extends Error {}
+
+interface RpcHeaderLike {
+  number: string;
+}
+
+export interface UpstreamOptions {
+  maxConcurrent: number;
+  timeoutMs: number;
+}
+
+export class Upstream {
+  readonly provider: WsProvider;
+  outstanding = 0;
+  bestNumber = -1;
+  finalizedNumber = -1;
+  healthy = true;
+  calls = 0;
+  errors = 0;
+  private backoffUntil = 0;
+  private backoffMs = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    readonly url: string,
+    private readonly options: UpstreamOptions,
+  ) {
+    this.provider = new WsProvider(url, 1000, {}, options.timeoutMs);
+    this.provider.on('error', () => undefined);
+  }
+
+  get available(): boolean {
+    return this.provider.isConnected && this.healthy && Date.now() >= this.backoffUntil;
+  }
+
+  /** Fewer is better; queued calls count as outstanding. */
+  get load(): number {
+    return this.outstanding + this.waiting.length;
+  }
+
+  async call(method: string, params: unknown[]): Promise<unknown> {
+    if (this.outstanding >= this.options.maxConcurrent) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    this.outstanding += 1;
+    this.calls += 1;
+    try {
+      const result = await this.provider.send(method, params);
+      this.backoffMs = 0;
+      return result;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'number' && code !== -1 && code !== 1006) {
+        // The node answered: the call itself is at fault, or the node says it is overloaded.
+        if (code === -32097 || code === -32098 || code === 429) this.backOff();
+        throw new UpstreamRpcError(code, (error as Error).message.replace(/^-?\d+: /, ''), (error as { data?: unknown }).data);
+      }
+      this.errors += 1;
+      this.backOff();
+      throw error;
+    } finally {
+      this.outstanding -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private backOff() {
+    this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), 10_000);
+    this.backoffUntil = Date.now() + this.backoffMs;
+  }
+
+  async checkHealth(): Promise<void> {
+    try {
+      const [best, finalizedHash] = (await Promise.all([
+        this.provider.send('chain_getHeader', []),
+        this.provider.send('chain_getFinalizedHead', []),
+      ])) as [RpcHeaderLike, string];
+      const finalized = (await this.provider.send('chain_getHeader', [finalizedHash])) as RpcHeaderLike;
+      this.bestNumber = parseInt(best.number, 16);
+      this.finalizedNumber = parseInt(finalized.number, 16);
+      this.healthy = true;
+    } catch {
+      this.healthy = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.provider.disconnect().catch(() => undefined);
+  }
+}
+
+export interface PoolOptions extends UpstreamOptions {
+  /** How many blocks behind the best upstream a node may be and still serve. */
+  maxLagBlocks: number;
+  healthIntervalMs: number;
+  retries: number;
+}
+
+export class UpstreamPool {
+  readonly upstreams: Upstream[];
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    urls: string[],
+    private readonly options: PoolOptions,
+  ) {
+    if (urls.length === 0) throw new Error('the proxy needs at least one upstream URL');
+    this.upstreams = urls.map((url) => new Upstream(url, options));
+  }
+
+  async start(): Promise<void> {
+    await Promise.race(this.upstreams.map((upstream) => upstream.provider.isReady));
+    await this.checkHealth();
+    this.timer = setInterval(() => void this.checkHealth(), this.options.healthIntervalMs);
+    this.timer.unref();
+  }
+
+  private async checkHealth(): Promise<void> {
+    await Promise.all(this.upstreams.filter((u) => u.provider.isConnected).map((u) => u.checkHealth()));
+    const best = Math.max(...this.upstreams.map((u) => u.bestNumber));
+    for (const upstream of this.upstreams) {
+      if (upstream.bestNumber >= 0 && best - upstream.bestNumber > this.options.maxLagBlocks) upstream.healthy = false;
+    }
+  }
+
+  /** The highest height any healthy upstream reports finalized. */
+  get finalizedNumber(): number {
+    return Math.max(-1, ...this.upstreams.filter((u) => u.healthy).map((u) => u.finalizedNumber));
+  }
+
+  private pick(exclude: Set<Upstream>): Upstream | undefined {
+    const candidates = this.upstreams.filter((u) => u.available && !exclude.has(u));
+    if (candidates.length <= 1) return candidates[0];
+    const a = candidates[Math.floor(Math.random() * candidates.length)];
+    let b = candidates[Math.floor(Math.random() * (candidates.length - 1))];
+    if (b === a) b = candidates[candidates.length - 1];
+    return a.load <= b.load ? a : b;
+  }
+
+  /** Sends to one upstream; a transport failure is retried on another (calls here are reads). */
+  async call(method: string, params: unknown[], retry = true): Promise<unknown> {
+    const tried = new Set<Upstream>();
+    let lastError: unknown = new NoUpstreamError('no upstream node is available');
+    for (let attempt = 0; attempt <= (retry ? this.options.retries : 0); attempt++) {
+      const upstream = this.pick(tried);
+      if (!upstream) break;
+      tried.add(upstream);
+      try {
+        return await upstream.call(method, params);
+      } catch (error) {
+        if (error instanceof UpstreamRpcError && !/overload|too many|rate/i.test(error.message)) throw error;
+        lastError = error;
+      }
+    }
+    throw lastError;
+  }
+
+  /** A provider to hold a subscription on: the least loaded available upstream. */
+  subscriptionUpstream(): Upstream | undefined {
+    return this.pick(new Set());
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await Promise.all(this.upstreams.map((upstream) => upstream.close()));
+  }
+}
