@@ -69,9 +69,10 @@ export async function serveStoredChain(port: number): Promise<{ devnet: Devnet; 
     );
   }
   const close = devnet.close;
-  devnet.close = async () => {
-    await close();
-    rmSync(scratchDir, { recursive: true, force: true });
+  let closing: Promise<void> | undefined;
+  devnet.close = () => {
+    closing ??= close().then(() => rmSync(scratchDir, { recursive: true, force: true }));
+    return closing;
   };
   return { devnet, manifest };
 }

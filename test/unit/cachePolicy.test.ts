@@ -1,0 +1,51 @@
+import { decide } from '../../src/proxy/cachePolicy';
+import { loadProxyConfig } from '../../src/proxy/proxyConfig';
+
+const hash = `0x${'ab'.repeat(32)}`;
+
+describe('proxy cache policy', () => {
+  it.each([
+    ['chain_getBlock', [hash]],
+    ['chain_getHeader', [hash]],
+    ['state_getStorage', ['0x26aa', hash]],
+    ['state_getMetadata', [hash]],
+    ['state_getRuntimeVersion', [hash]],
+    ['state_call', ['TransactionPaymentApi_query_info', '0x00', hash]],
+    ['payment_queryInfo', ['0x00', hash]],
+  ])('caches %s at an explicit hash', (method, params) => {
+    expect(decide(method, params).kind).toBe('immutable');
+  });
+
+  it.each([
+    ['chain_getBlock', []],
+    ['chain_getHeader', []],
+    ['state_getStorage', ['0x26aa']],
+    ['state_call', ['Core_version', '0x']],
+    ['chain_getFinalizedHead', []],
+    ['state_getStorage', ['0x26aa', 'latest']],
+  ])('passes %s about "latest" through, merged but not cached', (method, params) => {
+    const decision = decide(method, params);
+    expect(decision.kind).toBe('passThrough');
+    expect(decision.kind === 'passThrough' && decision.mergeKey).toBeTruthy();
+  });
+
+  it('caches a block hash by number only as a finalized-number candidate', () => {
+    expect(decide('chain_getBlockHash', [12])).toMatchObject({ kind: 'finalizedNumber', number: 12 });
+    expect(decide('chain_getBlockHash', []).kind).toBe('passThrough');
+  });
+
+  it('never merges or caches calls that change something', () => {
+    expect(decide('author_submitExtrinsic', ['0x00'])).toEqual({ kind: 'passThrough' });
+  });
+});
+
+describe('proxy config', () => {
+  it('needs upstreams and reads them from the environment', () => {
+    expect(() => loadProxyConfig([], {})).toThrow('PROXY_UPSTREAMS');
+    expect(loadProxyConfig([], { PROXY_UPSTREAMS: 'ws://a:9944, ws://b:9944', PROXY_PORT: '7000' })).toMatchObject({
+      upstreams: ['ws://a:9944', 'ws://b:9944'],
+      port: 7000,
+    });
+    expect(() => loadProxyConfig([], { PROXY_UPSTREAMS: 'http://a' })).toThrow('ws://');
+  });
+});
