@@ -9,6 +9,7 @@ import { WsProvider } from '@polkadot/rpc-provider';
 
 import { serveStoredChain } from '../devnet/cli';
 import { createLogger } from '../src/logger';
+import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 import { startFastcarOn } from '../test/support/peers';
 
@@ -29,22 +30,7 @@ async function latencies(provider: WsProvider, method: string, params: unknown[]
 async function main() {
   const calls = Number(process.argv[process.argv.indexOf('--calls') + 1]) || 2000;
   const { devnet, manifest } = await serveStoredChain(0);
-  const { proxy, address, pool } = await startProxy(
-    {
-      upstreams: [devnet.wsUrl],
-      host: '127.0.0.1',
-      port: 0,
-      cacheMaxBytes: 256 * 1024 * 1024,
-      maxBodyBytes: 16 * 1024 * 1024,
-      maxConcurrentPerUpstream: 256,
-      timeoutMs: 30_000,
-      retries: 2,
-      maxLagBlocks: 10,
-      healthIntervalMs: 2000,
-      logLevel: 'silent',
-    },
-    createLogger('silent'),
-  );
+  const { proxy, address, pool } = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
   const direct = new WsProvider(devnet.wsUrl, false);
   const proxied = new WsProvider(`ws://${address}`, false);
   await Promise.all([direct.connect(), proxied.connect()]);

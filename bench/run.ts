@@ -13,6 +13,7 @@ import autocannon from 'autocannon';
 import { serveStoredChain } from '../devnet/cli';
 import { freePort, startSidecar, type Peer } from '../test/support/peers';
 import { createLogger } from '../src/logger';
+import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 import { renderChart } from './chart';
 import { startRelay, type Relay } from './relay';
@@ -212,10 +213,7 @@ async function freshPair(nodeUrl: string, delayMs: number, cacheBytes: number, t
 }
 
 function startProxyFor(nodeUrl: string) {
-  return startProxy(
-    { upstreams: [nodeUrl], host: '127.0.0.1', port: 0, cacheMaxBytes: 256 * 2 ** 20, maxBodyBytes: 16 * 2 ** 20, maxConcurrentPerUpstream: 256, timeoutMs: 30_000, retries: 2, maxLagBlocks: 10, healthIntervalMs: 2000, logLevel: 'silent' },
-    createLogger('silent'),
-  );
+  return startProxy(proxyConfigFor([nodeUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
 }
 
 function table(measurements: Measurement[]): string {

@@ -6,6 +6,7 @@ import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import { createLogger } from '../src/logger';
 import type { RpcProxy } from '../src/proxy/proxyServer';
+import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 import type { UpstreamPool } from '../src/proxy/upstreams';
 import { getJson, startDevnet, startFastcarOn } from './support/peers';
@@ -22,19 +23,7 @@ beforeAll(async () => {
   const [a, b] = await Promise.all([startDevnet(), startDevnet()]);
   [nodeA, nodeB, manifest] = [a.devnet, b.devnet, a.manifest];
   const started = await startProxy(
-    {
-      upstreams: [nodeA.wsUrl, nodeB.wsUrl],
-      host: '127.0.0.1',
-      port: 0,
-      cacheMaxBytes: 64 * 1024 * 1024,
-      maxBodyBytes: 1024 * 1024,
-      maxConcurrentPerUpstream: 64,
-      timeoutMs: 20_000,
-      retries: 2,
-      maxLagBlocks: 10,
-      healthIntervalMs: 500,
-      logLevel: 'silent',
-    },
+    proxyConfigFor([nodeA.wsUrl, nodeB.wsUrl], { port: 0, maxConcurrentPerUpstream: 64, timeoutMs: 20_000, healthIntervalMs: 500, logLevel: 'silent' }),
     createLogger('silent'),
   );
   ({ proxy, pool } = started);

@@ -56,11 +56,6 @@ export class TieredCache {
     return undefined;
   }
 
-  /** Peeks at the in-process layer only: for the hot path that must not wait. */
-  getLocal(key: string): string | undefined {
-    return this.lru.get(key);
-  }
-
   set(key: string, value: string): void {
     this.lru.set(key, value);
     this.redis?.set(key, value).catch(() => {

@@ -2,7 +2,6 @@
 // talks to the node.
 import { Router, type Request, type Response } from 'express';
 
-import { ApiError } from '../errors';
 import { withFinalizedTag, type BlockAnswer, type BlocksService } from '../services/blocksService';
 import { blockQuery, parseBlockId, parseFlags, parseIndex, parseRange } from './params';
 
@@ -44,7 +43,7 @@ export function blocksRouter(service: BlocksService): Router {
 
   const resolveId = async (raw: string) => {
     const id = parseBlockId(raw);
-    if (id.kind === 'beyond') throw await beyondHead(service, id.number);
+    if (id.kind === 'beyond') throw await service.beyondHead();
     return id;
   };
 
@@ -108,12 +107,4 @@ export function blocksRouter(service: BlocksService): Router {
   router.get('/blocks/:blockId/extrinsics/:extrinsicIndex', getExtrinsic);
   router.get('/blocks/:blockId/extrinsics-raw', getRaw);
   return router;
-}
-
-async function beyondHead(service: BlocksService, number: number): Promise<ApiError> {
-  const head = JSON.parse(await service.header('best')) as { number: string };
-  return new ApiError(
-    400,
-    `Specified block number is larger than the current largest block. The largest known block number is ${head.number}.`,
-  );
 }

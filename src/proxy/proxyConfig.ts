@@ -32,6 +32,11 @@ const DEFAULTS: ProxyConfig = {
   logLevel: 'info',
 };
 
+/** The defaults with the given upstreams: for code that starts a proxy itself (tests, benchmarks). */
+export function proxyConfigFor(upstreams: string[], overrides: Partial<ProxyConfig> = {}): ProxyConfig {
+  return { ...DEFAULTS, upstreams, ...overrides };
+}
+
 const NUMBERS: [keyof ProxyConfig, string][] = [
   ['port', 'PROXY_PORT'],
   ['cacheMaxBytes', 'PROXY_CACHE_MAX_BYTES'],

@@ -63,12 +63,13 @@ export class BlocksService {
     const cached = await this.cache.get(key);
     if (cached) return cached as Hex;
     const [hash, finalizedNumber] = await wave([this.node.getBlockHash(number), this.finalized.current()] as const);
-    if (!hash) throw await this.beyondHead(number);
+    if (!hash) throw await this.beyondHead();
     if (number <= finalizedNumber) this.cache.set(key, hash);
     return hash;
   }
 
-  private async beyondHead(number: number): Promise<ApiError> {
+  /** The 400 for a height past the head, naming the head. */
+  async beyondHead(): Promise<ApiError> {
     const header = await this.node.getHeader();
     const head = header ? parseInt(header.number, 16) : 0;
     return badRequest(
@@ -155,7 +156,6 @@ export class BlocksService {
           hasTransactionPaymentApi: runtime.hasTransactionPaymentApi,
           noFees: query.noFees,
         });
-    if (query.noFees) for (const extrinsic of body.extrinsics) extrinsic.info = {};
     const [canonical] = await wave([canonicalCheck, feeWork] as const);
 
     const finalized = canonical && number <= finalizedNumber;

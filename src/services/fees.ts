@@ -20,9 +20,10 @@ export interface FeeContext {
 
 /** Fills `info` of every extrinsic in place. Returns how many runtime fee queries it made. */
 export async function resolveFees(block: Block, extrinsics: SidecarExtrinsic[], facts: ExtrinsicFacts[], context: FeeContext): Promise<number> {
+  // With noFees every `info` stays `{}`, as sidecar leaves it.
+  if (context.noFees) return 0;
   const pending: number[] = [];
   extrinsics.forEach((extrinsic, index) => {
-    if (context.noFees) return;
     const fact = facts[index];
     if (!extrinsic.paysFee || !fact.isSigned) return;
     if (!fact.hasCompletionEvent) {
