@@ -1,7 +1,5 @@
 // The Express application: request accounting and logging, routes, and the
 // one place where errors become HTTP answers.
-import { constants as zlib } from 'node:zlib';
-import compression from 'compression';
 import express, { type NextFunction, type Request, type Response } from 'express';
 
 import { ApiError } from './errors';
@@ -49,9 +47,6 @@ export function createApp({ logger, metrics, routers, health }: AppParts): expre
     });
     runWithStats(stats, () => next());
   });
-
-  // Block answers run to megabytes; a fast brotli level keeps the CPU cost per answer low.
-  app.use(compression({ threshold: 1024, brotli: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } }));
 
   app.get('/health', (_req, res, next) => {
     health()

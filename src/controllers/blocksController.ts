@@ -4,6 +4,7 @@ import { Router, type Request, type Response } from 'express';
 
 import { withFinalizedTag, type BlockAnswer, type BlocksService } from '../services/blocksService';
 import { blockQuery, parseBlockId, parseFlags, parseIndex, parseRange } from './params';
+import { sendJson } from './sendJson';
 
 const BLOCK_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey'] as const;
 const HEAD_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized'] as const;
@@ -12,22 +13,8 @@ const EXTRINSIC_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees'] as const;
 const HEADER_FLAGS = ['finalized'] as const;
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
 const FORMAT_VERSION = 1;
-const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 type Handler = (req: Request, res: Response) => Promise<void>;
-
-function sendJson(res: Response, json: string, cacheable: boolean, etag?: string): void {
-  res.setHeader('Cache-Control', cacheable ? IMMUTABLE : 'no-store');
-  if (cacheable && etag) {
-    res.setHeader('ETag', etag);
-    const ifNoneMatch = res.req.headers['if-none-match'];
-    if (ifNoneMatch && ifNoneMatch.split(/\s*,\s*/).includes(etag)) {
-      res.status(304).end();
-      return;
-    }
-  }
-  res.type('application/json').send(json);
-}
 
 function blockEtag(answer: BlockAnswer, variant: string): string {
   return `"${answer.hash}-${variant}-${FORMAT_VERSION}"`;
@@ -54,7 +41,7 @@ export function blocksRouter(service: BlocksService): Router {
     // All blocks of the range at once: their waves overlap instead of queueing.
     const answers = await Promise.all(numbers.map((number) => service.block({ kind: 'number', number }, query)));
     const json = `[${answers.map((answer) => withFinalizedTag(answer, true)).join(',')}]`;
-    sendJson(res, json, false);
+    await sendJson(res, json, false);
   };
 
   const getHead: Handler = async (req, res) => {
@@ -63,7 +50,7 @@ export function blocksRouter(service: BlocksService): Router {
     const hash = await service.headHash(finalizedOnly);
     const answer = await service.blockAt(hash, blockQuery(flags), false);
     // The head moves: never let a client cache what "head" means.
-    sendJson(res, withFinalizedTag({ ...answer, finalized: finalizedOnly || answer.finalized }, true), false);
+    await sendJson(res, withFinalizedTag({ ...answer, finalized: finalizedOnly || answer.finalized }, true), false);
   };
 
   const getBlock: Handler = async (req, res) => {
@@ -72,31 +59,31 @@ export function blocksRouter(service: BlocksService): Router {
     const answer = await service.block(id, blockQuery(flags));
     const includeTag = flags.finalizedKey !== false;
     const variant = `${Number(flags.eventDocs ?? 0)}${Number(flags.extrinsicDocs ?? 0)}${Number(flags.noFees ?? 0)}${Number(includeTag)}`;
-    sendJson(res, withFinalizedTag(answer, includeTag), answer.immutable, blockEtag(answer, variant));
+    await sendJson(res, withFinalizedTag(answer, includeTag), answer.immutable, blockEtag(answer, variant));
   };
 
   const getHeadHeader: Handler = async (req, res) => {
     const flags = parseFlags(req, HEADER_FLAGS);
-    sendJson(res, await service.header(flags.finalized === false ? 'best' : 'finalized'), false);
+    await sendJson(res, await service.header(flags.finalized === false ? 'best' : 'finalized'), false);
   };
 
   const getHeader: Handler = async (req, res) => {
     parseFlags(req, []);
     const id = await resolveId(paramOf(req, 'blockId'));
-    sendJson(res, await service.header(id), false);
+    await sendJson(res, await service.header(id), false);
   };
 
   const getExtrinsic: Handler = async (req, res) => {
     const flags = parseFlags(req, EXTRINSIC_FLAGS);
     const id = await resolveId(paramOf(req, 'blockId'));
     const index = parseIndex(paramOf(req, 'extrinsicIndex'));
-    sendJson(res, await service.extrinsic(id, index, blockQuery(flags)), false);
+    await sendJson(res, await service.extrinsic(id, index, blockQuery(flags)), false);
   };
 
   const getRaw: Handler = async (req, res) => {
     parseFlags(req, []);
     const id = await resolveId(paramOf(req, 'blockId'));
-    sendJson(res, await service.raw(id), false);
+    await sendJson(res, await service.raw(id), false);
   };
 
   router.get('/blocks', getBlocks);
