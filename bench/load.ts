@@ -2,22 +2,14 @@
 // uncached route of one fastcar process; prints errors, timeouts, latency and
 // the process's peak RSS against its cache cap. Printed, never asserted.
 import '../devnet/quiet';
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
 
 import { serveStoredChain } from '../devnet/cli';
-import { freePort } from '../test/support/peers';
+import { peakRssMb, startFastcarProcess } from './processes';
 
 function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? Number(process.argv[index + 1]) : fallback;
-}
-
-function peakRssMb(pid: number): number {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Math.round(Number(match[1]) / 1024) : 0;
 }
 
 async function main() {
@@ -25,16 +17,11 @@ async function main() {
   const duration = flag('duration', 60);
   const cacheMb = flag('cache-mb', 64);
   const { devnet, manifest } = await serveStoredChain(0);
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.js')], {
-    env: { ...process.env, FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_CACHE_MAX_BYTES: String(cacheMb * 2 ** 20) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve) => child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('fastcar ready') && resolve()));
-  const url = `http://127.0.0.1:${port}`;
+  const fastcar = await startFastcarProcess(devnet.wsUrl, cacheMb * 2 ** 20);
+  const { url, pid } = fastcar;
   const blocks = Array.from({ length: manifest.head.number }, (_, i) => i + 1);
   for (const n of blocks) await fetch(`${url}/blocks/${n}`); // everything cached
-  const idleMb = peakRssMb(child.pid!);
+  const idleMb = peakRssMb(pid);
 
   const routes: [string, (i: number) => string][] = [
     ['cached: /blocks/{n}', (i) => `/blocks/${blocks[i % blocks.length]}`],
@@ -53,12 +40,12 @@ async function main() {
     const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
     console.log(
       `${label}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms, ` +
-        `${result.errors} errors, ${result.timeouts} timeouts, statuses ${JSON.stringify(statuses)}, peak RSS so far ${peakRssMb(child.pid!)} MB`,
+        `${result.errors} errors, ${result.timeouts} timeouts, statuses ${JSON.stringify(statuses)}, peak RSS so far ${peakRssMb(pid)} MB`,
     );
   }
-  const peak = peakRssMb(child.pid!);
+  const peak = peakRssMb(pid);
   console.log(`peak RSS ${peak} MB = cache cap ${cacheMb} MB + ${peak - cacheMb} MB for the runtime, sockets and buffers`);
-  child.kill('SIGTERM');
+  await fastcar.stop();
   await devnet.close();
 }
 

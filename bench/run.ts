@@ -3,19 +3,19 @@
 // fastcar/sidecar ratios, writes bench/results/latest.json and latest.svg.
 
 import '../devnet/quiet';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 
 import { serveStoredChain } from '../devnet/cli';
-import { freePort, startSidecar, type Peer } from '../test/support/peers';
+import { freePort, startSidecar } from '../test/support/peers';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 import { renderChart } from './chart';
+import { peakRssMb, startFastcarProcess } from './processes';
 import { startRelay, type Relay } from './relay';
 
 interface Options {
@@ -152,37 +152,6 @@ async function measure(scenario: string, target: Target, paths: string[], connec
     if (connections === 1) measurement.wavesPerRequest = Math.round((target.relay.counts.waves / sample.requests) * 10) / 10;
   }
   return measurement;
-}
-
-function peakRssMb(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = /VmHWM:\s+(\d+) kB/.exec(status);
-    return match ? Math.round(Number(match[1]) / 1024) : 0;
-  } catch {
-    return 0;
-  }
-}
-
-async function startFastcarProcess(nodeUrl: string, cacheBytes: number): Promise<Peer> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.js')], {
-    env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_CACHE_MAX_BYTES: String(cacheBytes) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('fastcar ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`fastcar exited with ${code}`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid ?? 0,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 /**

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { BuildBlockMode, setupWithServer } from '@acala-network/chopsticks';
 
+import { CODE_KEY } from './compact';
 import { buildChainSpec, DevnetSetupError, loadRuntime, type ChainSpec } from './genesis';
 import { CHAIN_SPEC_PATH } from './paths';
 
@@ -46,7 +47,7 @@ export async function ensureChainSpec(): Promise<ChainSpec> {
   const { wasm } = loadRuntime();
   if (existsSync(CHAIN_SPEC_PATH)) {
     const spec = JSON.parse(readFileSync(CHAIN_SPEC_PATH, 'utf8')) as ChainSpec;
-    if (spec.genesis.raw.top['0x3a636f6465'] === `0x${wasm.toString('hex')}`) return spec;
+    if (spec.genesis.raw.top[CODE_KEY] === `0x${wasm.toString('hex')}`) return spec;
   }
   const spec = await buildChainSpec(wasm);
   mkdirSync(dirname(CHAIN_SPEC_PATH), { recursive: true });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { DevnetSetupError, ensureChainSpec, startDevnet, type Devnet } from './chain';
-import { dropRepeatedCode } from './compact';
+import { CODE_KEY, dropRepeatedCode } from './compact';
 import { CHAIN_DB_PATH, CHAIN_DIR, CHAIN_MANIFEST_PATH } from './paths';
 import { seedChain, seedVersion, type SeedManifest } from './seed';
 
@@ -38,7 +38,7 @@ export async function seedStoredChain(): Promise<SeedManifest> {
     process.stderr.write('\n');
     await devnet.close();
     const spec = await ensureChainSpec();
-    await dropRepeatedCode(scratch, spec.genesis.raw.top['0x3a636f6465']);
+    await dropRepeatedCode(scratch, spec.genesis.raw.top[CODE_KEY]);
     renameSync(scratch, CHAIN_DB_PATH);
     writeFileSync(CHAIN_MANIFEST_PATH, `${JSON.stringify(manifest, null, 2)}\n`);
     return manifest;

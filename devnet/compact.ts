@@ -4,7 +4,8 @@
 // block without `:code` in its diff reads it from its parent, down to genesis.
 import sqlite3 from 'sqlite3';
 
-const CODE_KEY = '0x3a636f6465';
+/** The well-known storage key `:code`, where the runtime lives. */
+export const CODE_KEY = '0x3a636f6465';
 
 function run(db: sqlite3.Database, sql: string, params: unknown[] = []): Promise<void> {
   return new Promise((resolve, reject) => db.run(sql, params, (error) => (error ? reject(error) : resolve())));

@@ -2,7 +2,7 @@
 // No I/O here, so it is tested on recorded devnet data alone.
 import { extractAuthor } from '@polkadot/api-derive/type/util';
 import { GenericCall, type TypeRegistry } from '@polkadot/types';
-import type { AccountId, Block, EventRecord } from '@polkadot/types/interfaces';
+import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types-codec/types';
 import { u8aToHex } from '@polkadot/util';
 import { blake2AsU8a } from '@polkadot/util-crypto';
@@ -99,6 +99,11 @@ function eventToJson(record: EventRecord, eventDocs: boolean): SidecarEvent {
   };
 }
 
+/** A header's digest logs as sidecar lists them: `{ type, index, value }` each. */
+export function logsToJson(header: Header): JsonValue[] {
+  return header.digest.logs.map(({ type, index, value }) => ({ type, index: toSidecarJson(index), value: toSidecarJson(value) }));
+}
+
 function hasPaysFee(value: unknown): value is { paysFee: unknown } {
   return typeof value === 'object' && value !== null && 'paysFee' in value;
 }
@@ -154,9 +159,9 @@ export function shapeBlock(
             break;
           }
         }
-        const dispatchInfo = event.data[isSuccess ? 0 : 1] as Codec & { weight?: Codec; class?: Codec };
-        const lastItem = event.data[event.data.length - 1] as Codec & { weight?: Codec };
-        if (lastItem?.weight && dispatchInfo?.weight && dispatchInfo.class) {
+        // DispatchInfo is the last item of both ExtrinsicSuccess and ExtrinsicFailed.
+        const dispatchInfo = event.data[event.data.length - 1] as Codec & { weight?: Codec; class?: Codec };
+        if (dispatchInfo?.weight && dispatchInfo.class) {
           fact.completion = { weight: dispatchInfo.weight, class: dispatchInfo.class };
         }
       }
@@ -181,11 +186,7 @@ export function shapeBlock(
     stateRoot: header.stateRoot.toHex(),
     extrinsicsRoot: header.extrinsicsRoot.toHex(),
     authorId: author ? toSidecarJson(author) : undefined,
-    logs: header.digest.logs.map(({ type, index, value }) => ({
-      type,
-      index: toSidecarJson(index),
-      value: toSidecarJson(value),
-    })),
+    logs: logsToJson(header),
     onInitialize,
     extrinsics,
     onFinalize,

@@ -10,7 +10,7 @@ import type { TieredCache } from '../cache/tieredCache';
 import { ApiError, badRequest, notFound } from '../errors';
 import { NodeRpcError, type Hex, type NodeClient, type RpcHeader } from '../rpc/nodeClient';
 import { currentStats, wave } from '../rpc/requestStats';
-import { shapeBlock, type SidecarBlock, type SidecarExtrinsic } from './blockShape';
+import { logsToJson, shapeBlock, type SidecarBlock, type SidecarExtrinsic } from './blockShape';
 import { resolveFees } from './fees';
 import type { FinalizedHead } from './finalizedHead';
 import type { RuntimeRegistry } from './runtimes';
@@ -93,13 +93,9 @@ export class BlocksService {
   async blockAt(hash: Hex, query: BlockQuery, checkCanonical: boolean): Promise<BlockAnswer> {
     const key = `b:${hash}:${queryKey(query)}`;
     const cached = await this.cache.get(key);
-    if (cached) {
-      const stats = currentStats();
-      if (stats) stats.cache = 'hit';
-      return { hash, number: numberFromJson(cached), json: cached, finalized: true, immutable: true, fromCache: true };
-    }
     const stats = currentStats();
-    if (stats) stats.cache = 'miss';
+    if (stats) stats.cache = cached ? 'hit' : 'miss';
+    if (cached) return { hash, number: numberFromJson(cached), json: cached, finalized: true, immutable: true, fromCache: true };
     // Identical concurrent requests share one build.
     const flightKey = `${key}:${Number(checkCanonical)}`;
     let pending = this.inFlight.get(flightKey);
@@ -125,7 +121,7 @@ export class BlocksService {
       node.getStorage(SESSION_VALIDATORS_KEY, hash).catch(() => null),
       this.finalized.current(),
     ] as const);
-    if (!rpcBlock) throw notFound(`No block with hash ${hash} is known to the node.`);
+    if (!rpcBlock) throw unknownBlock(hash);
     const runtime = await this.runtimes.get(version, hash);
     const { registry } = runtime;
 
@@ -135,7 +131,7 @@ export class BlocksService {
     // The genesis hash is taken as the node reported it at start (chopsticks reports a
     // made-up one for a chain it built from a genesis spec).
     const isAskedFor = block.header.number.unwrap().isZero() ? hash === this.genesisHash : block.header.hash.toHex() === hash;
-    if (!isAskedFor) throw notFound(`No block with hash ${hash} is known to the node.`);
+    if (!isAskedFor) throw unknownBlock(hash);
     const events =
       eventsHex === undefined ? null : (registry.createType('Vec<EventRecord>', eventsHex ? hexToU8a(eventsHex) : new Uint8Array()) as unknown as EventRecord[]);
     const validators = validatorsHex ? (registry.createType('Vec<AccountId>', hexToU8a(validatorsHex)) as unknown as AccountId[]) : [];
@@ -195,7 +191,7 @@ export class BlocksService {
       const cached = await this.cache.get(key);
       if (cached) return cached;
       const [fetched, finalizedNumber] = await wave([this.node.getHeader(hash), this.finalized.current()] as const);
-      if (!fetched) throw notFound(`No block with hash ${hash} is known to the node.`);
+      if (!fetched) throw unknownBlock(hash);
       const json = JSON.stringify(toSidecarJson(headerRegistry.createType('Header', fetched)));
       if (parseInt(fetched.number, 16) <= finalizedNumber && (id === 'finalized' || id.kind === 'number')) this.cache.set(key, json);
       return json;
@@ -215,20 +211,14 @@ export class BlocksService {
   async raw(id: BlockId): Promise<string> {
     const hash = await this.resolve(id);
     const rpcBlock = await this.node.getBlock(hash);
-    if (!rpcBlock) throw notFound(`No block with hash ${hash} is known to the node.`);
+    if (!rpcBlock) throw unknownBlock(hash);
     const header = headerRegistry.createType('Header', rpcBlock.block.header) as Header;
     return JSON.stringify({
       parentHash: header.parentHash.toHex(),
       number: header.number.unwrap().toHex(),
       stateRoot: header.stateRoot.toHex(),
       extrinsicRoot: header.extrinsicsRoot.toHex(),
-      digest: {
-        logs: header.digest.logs.map(({ type, index, value }) => ({
-          type,
-          index: toSidecarJson(index),
-          value: toSidecarJson(value),
-        })),
-      },
+      digest: { logs: logsToJson(header) },
       extrinsics: rpcBlock.block.extrinsics,
     });
   }
@@ -236,6 +226,10 @@ export class BlocksService {
 
 export function headerHash(header: RpcHeader): Hex {
   return headerRegistry.createType('Header', header).hash.toHex();
+}
+
+function unknownBlock(hash: Hex): ApiError {
+  return notFound(`No block with hash ${hash} is known to the node.`);
 }
 
 function numberFromJson(json: string): number {
