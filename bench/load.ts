@@ -17,7 +17,7 @@ async function main() {
   const duration = flag('duration', 60);
   const cacheMb = flag('cache-mb', 64);
   const { devnet, manifest } = await serveStoredChain(0);
-  const fastcar = await startFastcarProcess(devnet.wsUrl, cacheMb * 2 ** 20);
+  const fastcar = await startFastcarProcess(devnet.wsUrl, { FASTCAR_CACHE_MAX_BYTES: String(cacheMb * 2 ** 20) });
   const { url, pid } = fastcar;
   const blocks = Array.from({ length: manifest.head.number }, (_, i) => i + 1);
   for (const n of blocks) await fetch(`${url}/blocks/${n}`); // everything cached

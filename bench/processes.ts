@@ -6,20 +6,30 @@ import { join } from 'node:path';
 
 import { freePort, type Peer } from '../test/support/peers';
 
-/** VmHWM: the most resident memory the process has had, in MB (0 once it is gone). */
-export function peakRssMb(pid: number): number {
+function statusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Math.round(Number(match[1]) / 1024) : 0;
   } catch {
     return 0;
   }
 }
 
-export async function startFastcarProcess(nodeUrl: string, cacheBytes: number): Promise<Peer> {
+/** VmHWM: the most resident memory the process has had, in MB (0 once it is gone). */
+export const peakRssMb = (pid: number) => statusMb(pid, 'VmHWM');
+/** VmRSS: resident memory now, in MB (0 once the process is gone). */
+export const rssMb = (pid: number) => statusMb(pid, 'VmRSS');
+
+/**
+ * fastcar in a process of its own, as a user runs it: from the build, or from the
+ * TypeScript sources (for tests, which do not build).
+ */
+export async function startFastcarProcess(nodeUrl: string, env: Record<string, string> = {}, fromSource = false): Promise<Peer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.js')], {
-    env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_CACHE_MAX_BYTES: String(cacheBytes) },
+  const root = join(__dirname, '..');
+  const args = fromSource ? ['--import', 'tsx', join(root, 'src', 'main.ts')] : [join(root, 'dist', 'src', 'main.js')];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {

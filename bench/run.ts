@@ -163,7 +163,7 @@ async function freshPair(nodeUrl: string, delayMs: number, cacheBytes: number, t
   const proxies = throughProxy ? await Promise.all([0, 1].map(() => startProxyFor(nodeUrl))) : [];
   const upstreamOf = (i: number) => (throughProxy ? `ws://${proxies[i].address}` : nodeUrl);
   const [sidecarRelay, fastcarRelay] = await Promise.all([startRelay(upstreamOf(0), delayMs), startRelay(upstreamOf(1), delayMs)]);
-  const [sidecar, fastcar] = await Promise.all([startSidecar(sidecarRelay.url), startFastcarProcess(fastcarRelay.url, cacheBytes)]);
+  const [sidecar, fastcar] = await Promise.all([startSidecar(sidecarRelay.url), startFastcarProcess(fastcarRelay.url, { FASTCAR_CACHE_MAX_BYTES: String(cacheBytes) })]);
   const targets: Target[] = [
     { service: 'fastcar', url: fastcar.url, relay: fastcarRelay },
     { service: 'sidecar', url: sidecar.url, relay: sidecarRelay },

@@ -6,6 +6,7 @@ import { ApiError } from './errors';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import { NodeTimeoutError, NodeUnavailableError } from './rpc/nodeClient';
+import { arrivedAt } from './requestPacer';
 import { newRequestStats, runWithStats } from './rpc/requestStats';
 
 export interface AppParts {
@@ -25,7 +26,7 @@ export function createApp({ logger, metrics, routers, health }: AppParts): expre
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const stats = newRequestStats();
-    const started = process.hrtime.bigint();
+    const started = arrivedAt(req);
     // The counts travel with the answer, so a client (or a test) sees what it cost.
     const writeHead = res.writeHead;
     res.writeHead = function (this: Response, ...args: Parameters<typeof writeHead>) {

@@ -5,6 +5,7 @@ import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
 import autocannon from 'autocannon';
 
+import { rssMb, startFastcarProcess } from '../bench/processes';
 import { startRelay, type Relay } from '../bench/relay';
 import { freePort, getJson, startDevnet, startFastcarOn } from './support/peers';
 
@@ -76,6 +77,38 @@ it('answers 504 when the node is slower than the timeout, and stays responsive m
     await relay.close();
   }
 }, 60_000);
+
+it('keeps its memory flat while a slow node turns a steady load into 504s', async () => {
+  const relay = await startRelay(devnet.wsUrl);
+  // A process of its own, so its memory is its own; a 1-byte cache: every request goes to the node.
+  const fastcar = await startFastcarProcess(relay.url, { FASTCAR_RPC_TIMEOUT_MS: '500', FASTCAR_CACHE_MAX_BYTES: '1' }, true);
+  try {
+    expect((await getJson(`${fastcar.url}/blocks/3`)).status).toBe(200); // runtime loaded
+    relay.setDelay(800);
+    const rounds: { requests: number; rss: number }[] = [];
+    for (let round = 0; round < 4; round++) {
+      let next = 0;
+      const result = await autocannon({
+        url: fastcar.url,
+        connections: 100,
+        duration: 4,
+        timeout: 10,
+        requests: [{ setupRequest: (request) => ({ ...request, path: `/blocks/${20 + (next++ % 180)}` }) }],
+      });
+      expect(result.errors).toBe(0);
+      expect(Object.keys(result.statusCodeStats ?? {})).toEqual(['504']);
+      rounds.push({ requests: result.requests.total, rss: rssMb(fastcar.pid) });
+    }
+    console.log(`slow node, 4 rounds of 4 s x 100 connections: ${rounds.map((r) => `${r.requests} x 504 -> RSS ${r.rss} MB`).join(', ')}`);
+    // Timed-out calls leave nothing behind: after the first round the memory stops growing.
+    expect(rounds[3].rss - rounds[1].rss).toBeLessThan(40);
+    relay.setDelay(0);
+    expect((await getJson(`${fastcar.url}/blocks/3`)).status).toBe(200);
+  } finally {
+    await fastcar.stop();
+    await relay.close();
+  }
+}, 120_000);
 
 it('under load, losing the node gives 503s, not errors, hangs or crashes, and the load recovers', async () => {
   const port = await freePort();
