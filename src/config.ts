@@ -13,6 +13,10 @@ export interface Config {
   devnetPort: number;
   /** Server processes sharing the port (node:cluster); 1 runs in this process. */
   workers: number;
+  /** Requests per second allowed from one client address; 0: no limit. */
+  rateLimitPerIp: number;
+  /** Proxies in front that append to X-Forwarded-For; 0: the peer address is the client. */
+  trustedProxies: number;
 }
 
 export class ConfigError extends Error {}
@@ -22,6 +26,7 @@ export const CONFIG_VARIABLES = [
   'FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_HOST', 'SAS_EXPRESS_BIND_HOST', 'FASTCAR_PORT', 'SAS_EXPRESS_PORT',
   'FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL', 'FASTCAR_RPC_TIMEOUT_MS', 'FASTCAR_CACHE_MAX_BYTES', 'REDIS_URL', 'FASTCAR_REDIS_URL',
   'FASTCAR_REDIS_TTL_SECONDS', 'DEVNET_PORT', 'WORKERS', 'FASTCAR_WORKERS',
+  'FASTCAR_RATE_LIMIT_PER_IP', 'FASTCAR_TRUSTED_PROXIES',
 ] as const;
 
 type Env = Record<string, string | undefined>;
@@ -66,6 +71,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisTtlSeconds: integer(env, ['FASTCAR_REDIS_TTL_SECONDS'], 7 * 24 * 3600, 1, 365 * 24 * 3600),
     devnetPort: integer(env, ['DEVNET_PORT'], 9944, 0, 65535),
     workers: integer(env, ['WORKERS', 'FASTCAR_WORKERS'], 1, 1, 256),
+    rateLimitPerIp: integer(env, ['FASTCAR_RATE_LIMIT_PER_IP'], 0, 0, 1_000_000),
+    trustedProxies: integer(env, ['FASTCAR_TRUSTED_PROXIES'], 0, 0, 10),
   };
 }
 
@@ -87,6 +94,10 @@ Environment (sidecar's names work too):
   DEVNET_PORT                            port of the bundled devnet (default 9944)
   WORKERS                                server processes sharing the port (default 1);
                                          give them REDIS_URL to share one cache
+  FASTCAR_RATE_LIMIT_PER_IP              requests per second per client address, bursts up
+                                         to one second's worth; beyond: 429 (default 0: off)
+  FASTCAR_TRUSTED_PROXIES                balancers in front that append X-Forwarded-For,
+                                         so the client address is read from it (default 0)
 
 Proxy environment (over the --config file):
   PROXY_UPSTREAMS                        comma-separated ws:// URLs of the nodes (required)

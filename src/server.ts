@@ -12,6 +12,8 @@ import { NodeClient } from './rpc/nodeClient';
 import { BlocksService } from './services/blocksService';
 import { FinalizedHead } from './services/finalizedHead';
 import { RuntimeRegistry } from './services/runtimes';
+import { rateLimited, RateLimiter } from './rateLimit';
+import { paced, RequestPacer } from './requestPacer';
 
 export interface Fastcar {
   url: string;
@@ -57,7 +59,12 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   };
   blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
   const app = createApp({ logger, metrics, routers: [blocksRouter(blocks)], health });
-  const server = createServer(app);
+  const pacer = new RequestPacer();
+  metrics.gauge('fastcar_requests_queued', 'Requests read but not yet started', () => pacer.queued);
+  const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;
+  if (limiter) metrics.gauge('fastcar_rate_limited', 'Requests refused with 429 since start', () => limiter.rejected);
+  const listener = paced(app, pacer);
+  const server = createServer(limiter ? rateLimited(listener, limiter, config.trustedProxies) : listener);
   // Bursts of new connections (a load balancer warming up, a thousand clients at once)
   // must queue in the kernel, not be dropped into SYN retries.
   server.listen({ port: config.port, host: config.host, backlog: 4096 });
@@ -92,6 +99,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      limiter?.close();
       await redis?.close();
       await node.disconnect().catch(() => undefined);
     },

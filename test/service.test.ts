@@ -134,6 +134,40 @@ describe('Redis shared by two instances', () => {
   });
 });
 
+describe('per-client rate limit behind one trusted balancer', () => {
+  let limited: Fastcar;
+
+  beforeAll(async () => {
+    limited = await startFastcarOn(devnet.wsUrl, { FASTCAR_RATE_LIMIT_PER_IP: '2', FASTCAR_TRUSTED_PROXIES: '1' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  const from = (client: string, path = `/blocks/${manifest.blocks.transfers}/header`) =>
+    // The leftmost entry is the client's own claim; the balancer appended the last one.
+    getJson(`${limited.url}${path}`, { 'X-Forwarded-For': `10.9.9.9, ${client}` });
+
+  it('answers a client past its budget with a JSON 429 and Retry-After, and others as usual', async () => {
+    const greedy = await Promise.all(Array.from({ length: 10 }, () => from('192.0.2.1')));
+    const statuses = greedy.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(2);
+    const refused = greedy.find((answer) => answer.status === 429)!;
+    expect(refused.body).toEqual({ code: 429, message: expect.any(String) });
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+
+    expect((await from('192.0.2.2')).status).toBe(200);
+    expect((await from('192.0.2.1', '/health')).status).toBe(200);
+  });
+
+  it('lets the client in again once its bucket refills', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await from('192.0.2.1')).status).toBe(200);
+  });
+});
+
 describe('bad input', () => {
   const cases: [string, number][] = [
     ['/blocks/-1', 400],

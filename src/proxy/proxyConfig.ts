@@ -48,6 +48,9 @@ const NUMBERS: [keyof ProxyConfig, string][] = [
   ['healthIntervalMs', 'PROXY_HEALTH_INTERVAL_MS'],
 ];
 
+/** Every variable loadProxyConfig reads; deployment files are checked against this list. */
+export const PROXY_VARIABLES = ['PROXY_UPSTREAMS', 'PROXY_HOST', 'PROXY_LOG_LEVEL', ...NUMBERS.map(([, name]) => name)];
+
 export function loadProxyConfig(argv: string[], env: Record<string, string | undefined> = process.env): ProxyConfig {
   const config: ProxyConfig = { ...DEFAULTS };
   const fileIndex = argv.indexOf('--config');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config';
+import { loadProxyConfig, PROXY_VARIABLES } from '../../src/proxy/proxyConfig';
 
 const root = join(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -22,11 +23,31 @@ interface Service {
 }
 
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, Service>; networks: Record<string, { internal?: boolean } | null> };
-const fastcars = Object.entries(compose.services).filter(([, service]) => service.build === '.');
+const ours = Object.entries(compose.services).filter(([, service]) => service.build === '.');
+const isProxy = (service: Service) => service.command?.includes('proxy') ?? false;
+const fastcars = ours.filter(([, service]) => !isProxy(service));
+const [proxyName, proxy] = ours.find(([, service]) => isProxy(service)) ?? ['', {} as Service];
 
-it('runs two fastcar instances, Redis, an archive node and a load balancer', () => {
+it('runs two fastcar instances, the caching proxy, Redis, an archive node and a load balancer', () => {
   expect(fastcars.map(([name]) => name)).toEqual(['fastcar-1', 'fastcar-2']);
+  expect(proxyName).toBe('rpc-proxy');
   expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['node', 'redis', 'balancer']));
+});
+
+it('runs the proxy from the image with variables it reads, in front of the node, health-checked', () => {
+  const env = proxy.environment ?? {};
+  for (const name of Object.keys(env)) expect(PROXY_VARIABLES).toContain(name);
+  const config = loadProxyConfig([], env);
+  expect(proxy.command).toEqual(['node', 'dist/src/main.js', 'proxy']);
+  expect(config.host).toBe('0.0.0.0');
+  expect(proxy.expose).toEqual([String(config.port)]);
+  expect(proxy.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${config.port}/health`);
+  for (const upstream of config.upstreams) {
+    const url = new URL(upstream);
+    expect(url.hostname).toBe('node');
+    expect(compose.services.node.command).toContain(`--rpc-port=${url.port}`);
+  }
+  expect(proxy.networks).toEqual(['internal']);
 });
 
 it('keeps the archive node archival and its RPC on the internal network only', () => {
@@ -45,12 +66,19 @@ describe.each(fastcars)('%s', (_name, service) => {
     expect(() => loadConfig(env)).not.toThrow();
   });
 
-  it('points at the node service and the Redis service by their names and ports', () => {
+  it('reaches the node through the proxy service, and Redis, by their names and ports', () => {
     const config = loadConfig(env);
     const nodeUrl = new URL(config.nodeUrl!);
-    expect(Object.keys(compose.services)).toContain(nodeUrl.hostname);
-    expect(compose.services.node.command).toContain(`--rpc-port=${nodeUrl.port}`);
+    expect(nodeUrl.hostname).toBe(proxyName);
+    expect(nodeUrl.port).toBe(String(loadProxyConfig([], proxy.environment).port));
+    expect(service.depends_on).toHaveProperty(proxyName);
     expect(new URL(config.redisUrl!).hostname).toBe('redis');
+  });
+
+  it('reads client addresses from the header the balancer appends to, and nothing more', () => {
+    const config = loadConfig(env);
+    const forwards = /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/.test(read('deploy/nginx.conf'));
+    expect(config.trustedProxies).toBe(forwards ? 1 : 0);
   });
 
   it('listens where it is exposed and is health-checked on /health at that port', () => {
