@@ -24,7 +24,7 @@ class HeldBackFinalized extends FinalizedHead {
 }
 
 const FINALIZED = 8;
-const query = { eventDocs: false, extrinsicDocs: false, noFees: false };
+const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
 let devnet: Devnet;
 let feeInAsset: number;
 let node: NodeClient;

@@ -3,11 +3,11 @@
 import { Router, type Request, type Response } from 'express';
 
 import { withFinalizedTag, type BlockAnswer, type BlocksService } from '../services/blocksService';
-import { blockQuery, parseBlockId, parseFlags, parseIndex, parseRange } from './params';
+import { blockQuery, parseBlockId, parseFlags, parseIndex, parseParaId, parseRange } from './params';
 import { sendJson } from './sendJson';
 
-const BLOCK_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey'] as const;
-const HEAD_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized'] as const;
+const BLOCK_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId'] as const;
+const HEAD_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId'] as const;
 const RANGE_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'range'] as const;
 const EXTRINSIC_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees'] as const;
 const HEADER_FLAGS = ['finalized'] as const;
@@ -47,18 +47,21 @@ export function blocksRouter(service: BlocksService): Router {
   const getHead: Handler = async (req, res) => {
     const flags = parseFlags(req, HEAD_FLAGS);
     const finalizedOnly = flags.finalized !== false;
+    const query = blockQuery(flags, parseParaId(req.query.paraId));
     const hash = await service.headHash(finalizedOnly);
-    const answer = await service.blockAt(hash, blockQuery(flags), false);
+    const answer = await service.blockAt(hash, query, false);
     // The head moves: never let a client cache what "head" means.
     await sendJson(res, withFinalizedTag({ ...answer, finalized: finalizedOnly || answer.finalized }, true), false);
   };
 
   const getBlock: Handler = async (req, res) => {
     const flags = parseFlags(req, BLOCK_FLAGS);
+    const query = blockQuery(flags, parseParaId(req.query.paraId));
     const id = await resolveId(paramOf(req, 'blockId'));
-    const answer = await service.block(id, blockQuery(flags));
+    const answer = await service.block(id, query);
     const includeTag = flags.finalizedKey !== false;
-    const variant = `${Number(flags.eventDocs ?? 0)}${Number(flags.extrinsicDocs ?? 0)}${Number(flags.noFees ?? 0)}${Number(includeTag)}`;
+    const xcmVariant = query.decodedXcmMsgs ? `-x${query.paraId ?? 0}` : '';
+    const variant = `${Number(query.eventDocs)}${Number(query.extrinsicDocs)}${Number(query.noFees)}${Number(includeTag)}${xcmVariant}`;
     await sendJson(res, withFinalizedTag(answer, includeTag), answer.immutable, blockEtag(answer, variant));
   };
 

@@ -51,6 +51,16 @@ export function parseRange(raw: unknown): number[] {
   return Array.from({ length: max - min + 1 }, (_, i) => min + i);
 }
 
+const NOT_FLAGS = new Set(['range', 'paraId']);
+
+/** `paraId`: a whole number, as sidecar demands; absent when not given. */
+export function parseParaId(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = typeof raw === 'string' ? Number(raw) : NaN;
+  if (!isUInt(value)) throw badRequest('paraId must be an integer');
+  return value;
+}
+
 /**
  * Reads the boolean query flags a route accepts. Unknown parameters and
  * values other than true/false are rejected: a typo must not silently change
@@ -61,7 +71,7 @@ export function parseFlags<K extends string>(req: Request, allowed: readonly K[]
   const errors: string[] = [];
   for (const [name, value] of Object.entries(req.query)) {
     const key = (name === 'noFee' ? 'noFees' : name) as K;
-    if (key === 'range' && allowed.includes(key)) continue; // not a flag: parseRange reads it
+    if (NOT_FLAGS.has(key) && allowed.includes(key)) continue; // read by parseRange, parseParaId
     if (!allowed.includes(key)) {
       errors.push(`Unknown query parameter: ${name}.`);
       continue;
@@ -80,6 +90,15 @@ export function parseFlags<K extends string>(req: Request, allowed: readonly K[]
   return flags;
 }
 
-export function blockQuery(flags: Partial<Record<'eventDocs' | 'extrinsicDocs' | 'noFees', boolean>>): BlockQuery {
-  return { eventDocs: flags.eventDocs === true, extrinsicDocs: flags.extrinsicDocs === true, noFees: flags.noFees === true };
+export function blockQuery(
+  flags: Partial<Record<'eventDocs' | 'extrinsicDocs' | 'noFees' | 'decodedXcmMsgs', boolean>>,
+  paraId?: number,
+): BlockQuery {
+  return {
+    eventDocs: flags.eventDocs === true,
+    extrinsicDocs: flags.extrinsicDocs === true,
+    noFees: flags.noFees === true,
+    decodedXcmMsgs: flags.decodedXcmMsgs === true,
+    paraId,
+  };
 }

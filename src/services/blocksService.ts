@@ -15,6 +15,7 @@ import { resolveFees } from './fees';
 import type { FinalizedHead } from './finalizedHead';
 import type { RuntimeRegistry } from './runtimes';
 import { toSidecarJson } from './sanitize';
+import { forParachain, xcmMessages, type XcmMessages } from './xcm';
 
 export type BlockId = { kind: 'number'; number: number } | { kind: 'hash'; hash: Hex };
 
@@ -22,6 +23,9 @@ export interface BlockQuery {
   eventDocs: boolean;
   extrinsicDocs: boolean;
   noFees: boolean;
+  decodedXcmMsgs: boolean;
+  /** Keep only the XCM messages this parachain sent (with decodedXcmMsgs). */
+  paraId?: number;
 }
 
 /** A block answer: its JSON without the `finalized` field, which the caller appends. */
@@ -30,6 +34,8 @@ export interface BlockAnswer {
   number: number;
   /** The block body serialized, ending in `}`, without `finalized`. */
   json: string;
+  /** `decodedXcmMsgs` serialized, when asked for: sidecar lists it after `finalized`. */
+  xcm?: string;
   finalized: boolean;
   /** Whether the answer can never change: finalized, canonical, complete. */
   immutable: boolean;
@@ -39,11 +45,35 @@ export interface BlockAnswer {
 const headerRegistry = new TypeRegistry();
 
 function queryKey(query: BlockQuery): string {
-  return `${Number(query.eventDocs)}${Number(query.extrinsicDocs)}${Number(query.noFees)}`;
+  return `${Number(query.eventDocs)}${Number(query.extrinsicDocs)}${Number(query.noFees)}${Number(query.decodedXcmMsgs)}`;
 }
 
-export function withFinalizedTag(answer: Pick<BlockAnswer, 'json' | 'finalized'>, include: boolean): string {
-  return include ? `${answer.json.slice(0, -1)},"finalized":${answer.finalized}}` : answer.json;
+/** The answer as sent: the body, then `finalized` unless left out, then `decodedXcmMsgs` if asked for. */
+export function withFinalizedTag(answer: Pick<BlockAnswer, 'json' | 'finalized' | 'xcm'>, include: boolean): string {
+  if (!include && answer.xcm === undefined) return answer.json;
+  const tag = include ? `,"finalized":${answer.finalized}` : '';
+  const xcm = answer.xcm === undefined ? '' : `,"decodedXcmMsgs":${answer.xcm}`;
+  return `${answer.json.slice(0, -1)}${tag}${xcm}}`;
+}
+
+// A cached answer with its XCM messages holds both, split by a newline, which
+// JSON.stringify never writes.
+const XCM_SEPARATOR = '\n';
+
+function toCached(answer: BlockAnswer): string {
+  return answer.xcm === undefined ? answer.json : `${answer.json}${XCM_SEPARATOR}${answer.xcm}`;
+}
+
+function fromCached(hash: Hex, cached: string): BlockAnswer {
+  const split = cached.indexOf(XCM_SEPARATOR);
+  const json = split < 0 ? cached : cached.slice(0, split);
+  const xcm = split < 0 ? undefined : cached.slice(split + 1);
+  return { hash, number: numberFromJson(json), json, xcm, finalized: true, immutable: true, fromCache: true };
+}
+
+function filterXcm(answer: BlockAnswer, paraId: number | undefined): BlockAnswer {
+  if (answer.xcm === undefined || !paraId) return answer;
+  return { ...answer, xcm: JSON.stringify(forParachain(JSON.parse(answer.xcm) as XcmMessages, paraId)) };
 }
 
 export class BlocksService {
@@ -95,7 +125,7 @@ export class BlocksService {
     const cached = await this.cache.get(key);
     const stats = currentStats();
     if (stats) stats.cache = cached ? 'hit' : 'miss';
-    if (cached) return { hash, number: numberFromJson(cached), json: cached, finalized: true, immutable: true, fromCache: true };
+    if (cached) return filterXcm(fromCached(hash, cached), query.paraId);
     // Identical concurrent requests share one build.
     const flightKey = `${key}:${Number(checkCanonical)}`;
     let pending = this.inFlight.get(flightKey);
@@ -104,8 +134,8 @@ export class BlocksService {
       this.inFlight.set(flightKey, pending);
     }
     const answer = await pending;
-    if (answer.immutable) this.cache.set(key, answer.json);
-    return answer;
+    if (answer.immutable) this.cache.set(key, toCached(answer));
+    return filterXcm(answer, query.paraId);
   }
 
   private async build(hash: Hex, query: BlockQuery, checkCanonical: boolean): Promise<BlockAnswer> {
@@ -159,6 +189,7 @@ export class BlocksService {
       hash,
       number,
       json: JSON.stringify(body),
+      xcm: query.decodedXcmMsgs ? JSON.stringify(xcmMessages(registry, version.specName, block)) : undefined,
       finalized,
       immutable: finalized && events !== null,
       fromCache: false,

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 
 import { ApiError } from '../../src/errors';
-import { MAX_RANGE, parseBlockId, parseFlags, parseIndex, parseRange } from '../../src/controllers/params';
+import { MAX_RANGE, parseBlockId, parseFlags, parseIndex, parseParaId, parseRange } from '../../src/controllers/params';
 
 const request = (query: Record<string, unknown>) => ({ query }) as unknown as Request;
 
@@ -57,6 +57,23 @@ describe('parseRange', () => {
     const error = errorOf(() => parseRange(raw));
     expect(error.status).toBe(400);
     expect(error.message).toContain(message);
+  });
+});
+
+describe('parseParaId', () => {
+  it('reads a whole number, and leaves an absent one absent', () => {
+    expect(parseParaId('2000')).toBe(2000);
+    expect(parseParaId(undefined)).toBeUndefined();
+  });
+
+  it.each([['abc'], ['-1'], ['1.5'], [['1', '2']]])('rejects %p with sidecar wording', (raw) => {
+    const error = errorOf(() => parseParaId(raw));
+    expect(error.status).toBe(400);
+    expect(error.message).toBe('paraId must be an integer');
+  });
+
+  it('is not taken for a boolean flag where a route accepts it', () => {
+    expect(parseFlags(request({ decodedXcmMsgs: 'true', paraId: '2000' }), ['decodedXcmMsgs', 'paraId'])).toEqual({ decodedXcmMsgs: true });
   });
 });
 
