@@ -17,6 +17,8 @@ export interface Config {
   rateLimitPerIp: number;
   /** Proxies in front that append to X-Forwarded-For; 0: the peer address is the client. */
   trustedProxies: number;
+  /** How many of the newest finalized blocks to build ahead of requests; 0: none. */
+  prebuildBlocks: number;
 }
 
 export class ConfigError extends Error {}
@@ -26,7 +28,7 @@ export const CONFIG_VARIABLES = [
   'FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_HOST', 'SAS_EXPRESS_BIND_HOST', 'FASTCAR_PORT', 'SAS_EXPRESS_PORT',
   'FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL', 'FASTCAR_RPC_TIMEOUT_MS', 'FASTCAR_CACHE_MAX_BYTES', 'REDIS_URL', 'FASTCAR_REDIS_URL',
   'FASTCAR_REDIS_TTL_SECONDS', 'DEVNET_PORT', 'WORKERS', 'FASTCAR_WORKERS',
-  'FASTCAR_RATE_LIMIT_PER_IP', 'FASTCAR_TRUSTED_PROXIES',
+  'FASTCAR_RATE_LIMIT_PER_IP', 'FASTCAR_TRUSTED_PROXIES', 'FASTCAR_PREBUILD_BLOCKS',
 ] as const;
 
 type Env = Record<string, string | undefined>;
@@ -73,6 +75,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers: integer(env, ['WORKERS', 'FASTCAR_WORKERS'], 1, 1, 256),
     rateLimitPerIp: integer(env, ['FASTCAR_RATE_LIMIT_PER_IP'], 0, 0, 1_000_000),
     trustedProxies: integer(env, ['FASTCAR_TRUSTED_PROXIES'], 0, 0, 10),
+    prebuildBlocks: integer(env, ['FASTCAR_PREBUILD_BLOCKS'], 4, 0, 64),
   };
 }
 
@@ -94,6 +97,8 @@ Environment (sidecar's names work too):
   DEVNET_PORT                            port of the bundled devnet (default 9944)
   WORKERS                                server processes sharing the port (default 1);
                                          give them REDIS_URL to share one cache
+  FASTCAR_PREBUILD_BLOCKS                newly finalized blocks built before anyone asks,
+                                         at most this many per advance (default 4; 0: off)
   FASTCAR_RATE_LIMIT_PER_IP              requests per second per client address, bursts up
                                          to one second's worth; beyond: 429 (default 0: off)
   FASTCAR_TRUSTED_PROXIES                balancers in front that append X-Forwarded-For,

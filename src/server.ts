@@ -11,6 +11,7 @@ import { Metrics } from './metrics';
 import { NodeClient } from './rpc/nodeClient';
 import { BlocksService } from './services/blocksService';
 import { FinalizedHead } from './services/finalizedHead';
+import { Prebuilder } from './services/prebuilder';
 import { RuntimeRegistry } from './services/runtimes';
 import { rateLimited, RateLimiter } from './rateLimit';
 import { paced, RequestPacer } from './requestPacer';
@@ -42,6 +43,10 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const finalized = new FinalizedHead(node);
   await finalized.start();
   const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache, genesis);
+  if (config.prebuildBlocks > 0) {
+    const prebuilder = new Prebuilder(blocks, logger, config.prebuildBlocks);
+    finalized.onAdvance((number) => prebuilder.onFinalized(number));
+  }
 
   const health = async () => {
     const connected = node.isConnected;

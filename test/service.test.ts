@@ -211,6 +211,20 @@ describe('bad input', () => {
   });
 });
 
+describe('newly finalized blocks', () => {
+  it('are built before anyone asks, so the first request for one costs no RPC', async () => {
+    const entries = async () => ((await getJson(`${fastcar.url}/health`)).body as { cache: { entries: number } }).cache.entries;
+    const before = await entries();
+    const block = await devnet.chain.newBlock();
+    // Wait for the answer to land in the cache without asking for the block itself.
+    const deadline = Date.now() + 20_000;
+    while ((await entries()) < before + 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const { status, headers } = await getJson(`${fastcar.url}/blocks/${block.number}`);
+    expect(status).toBe(200);
+    expect(cost(headers)).toEqual({ calls: 0, waves: 0, cache: 'hit' });
+  });
+});
+
 // Last: chopsticks answers an unknown hash with its genesis block and from then on
 // reports that hash as block 0's, so this must not run before anything else.
 describe('a block hash the node does not have', () => {

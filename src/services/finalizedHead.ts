@@ -6,6 +6,7 @@ export class FinalizedHead {
   private number = -1;
   private advancedAt = 0;
   private subscribed = false;
+  private readonly listeners: ((number: number) => void)[] = [];
 
   constructor(private readonly node: NodeClient) {}
 
@@ -23,6 +24,12 @@ export class FinalizedHead {
     if (number <= this.number) return;
     this.number = number;
     this.advancedAt = Date.now();
+    for (const listener of this.listeners) listener(number);
+  }
+
+  /** Calls `listener` with each new finalized height. */
+  onAdvance(listener: (number: number) => void): void {
+    this.listeners.push(listener);
   }
 
   /** The finalized height; asks the node only when no subscription delivered one yet. */
