@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { DevnetSetupError, ensureChainSpec, startDevnet, type Devnet } from './chain';
 import { CODE_KEY, dropRepeatedCode } from './compact';
 import { CHAIN_DB_PATH, CHAIN_DIR, CHAIN_MANIFEST_PATH } from './paths';
-import { seedChain, seedVersion, type SeedManifest } from './seed';
+import { seedChain, type SeedManifest } from './seed';
+import { seedVersion } from './seedVersion';
 
 export function readManifest(): SeedManifest | undefined {
   if (!existsSync(CHAIN_MANIFEST_PATH) || !existsSync(CHAIN_DB_PATH)) return undefined;
@@ -14,7 +15,9 @@ export function readManifest(): SeedManifest | undefined {
 }
 
 export function storedChainIsCurrent(): boolean {
-  return readManifest()?.seedVersion === seedVersion();
+  const manifest = readManifest();
+  const wanted = seedVersion();
+  return manifest !== undefined && (wanted === undefined || manifest.seedVersion === wanted);
 }
 
 function progressBar(done: number, total: number, label: string, started: number) {

@@ -7,6 +7,7 @@ import { TypeRegistry } from '@polkadot/types';
 import { compactAddLength, hexToU8a, stringToU8a, u8aToHex } from '@polkadot/util';
 import type { HexString } from '@polkadot/util/types';
 
+import { CODE_KEY } from './compact';
 import { RUNTIME_PATH, RUNTIME_SHA256_PATH } from './paths';
 
 export interface ChainSpec {
@@ -16,7 +17,6 @@ export interface ChainSpec {
   genesis: { raw: { top: Record<string, string> } };
 }
 
-const CODE_KEY = '0x3a636f6465'; // well-known storage key `:code`
 const registry = new TypeRegistry();
 
 export class DevnetSetupError extends Error {}
