@@ -64,8 +64,9 @@ function toCached(answer: BlockAnswer): string {
   return answer.xcm === undefined ? answer.json : `${answer.json}${XCM_SEPARATOR}${answer.xcm}`;
 }
 
-function fromCached(hash: Hex, cached: string): BlockAnswer {
-  const split = cached.indexOf(XCM_SEPARATOR);
+function fromCached(hash: Hex, cached: string, hasXcm: boolean): BlockAnswer {
+  // Searched from the end, and only where the key says it is there: block answers run to megabytes.
+  const split = hasXcm ? cached.lastIndexOf(XCM_SEPARATOR) : -1;
   const json = split < 0 ? cached : cached.slice(0, split);
   const xcm = split < 0 ? undefined : cached.slice(split + 1);
   return { hash, number: numberFromJson(json), json, xcm, finalized: true, immutable: true, fromCache: true };
@@ -125,7 +126,7 @@ export class BlocksService {
     const cached = await this.cache.get(key);
     const stats = currentStats();
     if (stats) stats.cache = cached ? 'hit' : 'miss';
-    if (cached) return filterXcm(fromCached(hash, cached), query.paraId);
+    if (cached) return filterXcm(fromCached(hash, cached, query.decodedXcmMsgs), query.paraId);
     // Identical concurrent requests share one build.
     const flightKey = `${key}:${Number(checkCanonical)}`;
     let pending = this.inFlight.get(flightKey);
