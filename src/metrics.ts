@@ -28,13 +28,12 @@ export class Metrics {
 
   constructor(cache: TieredCache) {
     collectDefaultMetrics({ register: this.registry, prefix: 'fastcar_' });
-    const gauge = this.gauge.bind(this);
-    gauge('fastcar_cache_hits', 'Cache hits since start', () => cache.counters.hits);
-    gauge('fastcar_cache_misses', 'Cache misses since start', () => cache.counters.misses);
-    gauge('fastcar_cache_redis_hits', 'Hits served by Redis since start', () => cache.counters.redisHits);
-    gauge('fastcar_cache_redis_errors', 'Redis errors since start', () => cache.counters.redisErrors);
-    gauge('fastcar_cache_bytes', 'Bytes held by the in-process cache', () => cache.bytes);
-    gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
+    this.gauge('fastcar_cache_hits', 'Cache hits since start', () => cache.counters.hits);
+    this.gauge('fastcar_cache_misses', 'Cache misses since start', () => cache.counters.misses);
+    this.gauge('fastcar_cache_redis_hits', 'Hits served by Redis since start', () => cache.counters.redisHits);
+    this.gauge('fastcar_cache_redis_errors', 'Redis errors since start', () => cache.counters.redisErrors);
+    this.gauge('fastcar_cache_bytes', 'Bytes held by the in-process cache', () => cache.bytes);
+    this.gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
   }
 
   /** A gauge read at scrape time. */

@@ -2,7 +2,7 @@
 // talks to the node.
 import { Router, type Request, type Response } from 'express';
 
-import { withFinalizedTag, type BlockAnswer, type BlocksService } from '../services/blocksService';
+import { queryKey, withFinalizedTag, type BlockAnswer, type BlocksService } from '../services/blocksService';
 import { blockQuery, parseBlockId, parseFlags, parseIndex, parseParaId, parseRange } from './params';
 import { sendJson } from './sendJson';
 
@@ -60,8 +60,7 @@ export function blocksRouter(service: BlocksService): Router {
     const id = await resolveId(paramOf(req, 'blockId'));
     const answer = await service.block(id, query);
     const includeTag = flags.finalizedKey !== false;
-    const xcmVariant = query.decodedXcmMsgs ? `-x${query.paraId ?? 0}` : '';
-    const variant = `${Number(query.eventDocs)}${Number(query.extrinsicDocs)}${Number(query.noFees)}${Number(includeTag)}${xcmVariant}`;
+    const variant = `${queryKey(query)}${Number(includeTag)}${query.decodedXcmMsgs ? `-${query.paraId ?? 0}` : ''}`;
     await sendJson(res, withFinalizedTag(answer, includeTag), answer.immutable, blockEtag(answer, variant));
   };
 

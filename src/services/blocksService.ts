@@ -44,7 +44,8 @@ export interface BlockAnswer {
 
 const headerRegistry = new TypeRegistry();
 
-function queryKey(query: BlockQuery): string {
+/** The options that change a block's JSON, as a short key (cache keys, ETags). */
+export function queryKey(query: BlockQuery): string {
   return `${Number(query.eventDocs)}${Number(query.extrinsicDocs)}${Number(query.noFees)}${Number(query.decodedXcmMsgs)}`;
 }
 
