@@ -7,6 +7,8 @@ export interface RelayCounts {
   calls: number;
   /** Times the number of unanswered calls went from zero to one. */
   waves: number;
+  /** The most calls unanswered at once. */
+  peakPending: number;
 }
 
 export interface Relay {
@@ -18,7 +20,7 @@ export interface Relay {
 }
 
 export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0): Promise<Relay> {
-  const counts: RelayCounts = { calls: 0, waves: 0 };
+  const counts: RelayCounts = { calls: 0, waves: 0, peakPending: 0 };
   let pending = 0;
   const server = new WebSocketServer({ host: '127.0.0.1', port, maxPayload: 256 * 1024 * 1024 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -35,6 +37,7 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0): Pr
           counts.calls += 1;
           if (pending === 0) counts.waves += 1;
           pending += 1;
+          counts.peakPending = Math.max(counts.peakPending, pending);
         }
       }
       later(() => (upstream.readyState === WebSocket.OPEN ? upstream.send(message) : queued.push(message)));
@@ -64,6 +67,7 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0): Pr
     reset() {
       counts.calls = 0;
       counts.waves = 0;
+      counts.peakPending = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -111,4 +111,18 @@ Proxy environment (over the --config file):
   PROXY_MAX_CONCURRENT                   calls in flight per upstream (default 256)
   PROXY_TIMEOUT_MS, PROXY_RETRIES        per call; retries go to another upstream
   PROXY_MAX_LAG_BLOCKS                   how far behind the best node a node may serve (10)
+  PROXY_HEALTH_INTERVAL_MS               how often upstreams are checked (default 2000)
+  PROXY_MAX_BODY_BYTES                   largest HTTP body or WebSocket message (default 16777216)
+  PROXY_LOG_LEVEL                        as FASTCAR_LOG_LEVEL (default info)
+  PROXY_ALLOW_METHODS                    methods let through beyond the safe defaults,
+                                         comma-separated names or prefixes (dev_*)
+  PROXY_DENY_METHODS                     methods refused, even safe ones
+  PROXY_MAX_BATCH_SIZE                   calls in one batch (default 256)
+  PROXY_MAX_IN_FLIGHT_PER_CONNECTION     calls of one connection in flight (default 32)
+  PROXY_MAX_QUEUED_PER_CONNECTION        messages of one WebSocket waiting before it is
+                                         no longer read (default 1024)
+  PROXY_MAX_SUBSCRIPTIONS_PER_CONNECTION (default 1024)
+  PROXY_MAX_CONNECTIONS                  (default 4096)
+  PROXY_HEADERS_TIMEOUT_MS, PROXY_REQUEST_TIMEOUT_MS
+                                         slow HTTP clients (default 10000 and 30000)
 `;

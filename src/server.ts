@@ -50,11 +50,12 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
 
   const health = async () => {
     const connected = node.isConnected;
+    const reachable = await node.reachable();
     return {
-      status: connected ? 200 : 503,
+      status: reachable ? 200 : 503,
       body: {
-        status: connected ? 'ok' : 'node unavailable',
-        node: { connected },
+        status: reachable ? 'ok' : 'node unavailable',
+        node: { connected, reachable },
         finalizedHeight: finalized.known ? await finalized.current() : null,
         secondsSinceFinalizedAdvanced: finalized.secondsSinceAdvance(),
         redis: redis ? { connected: redis.connected } : undefined,

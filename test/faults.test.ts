@@ -7,6 +7,9 @@ import autocannon from 'autocannon';
 
 import { rssMb, startFastcarProcess } from '../bench/processes';
 import { startRelay, type Relay } from '../bench/relay';
+import { createLogger } from '../src/logger';
+import { proxyConfigFor } from '../src/proxy/proxyConfig';
+import { startProxy } from '../src/proxy/startProxy';
 import { freePort, getJson, startDevnet, startFastcarOn } from './support/peers';
 
 let devnet: Devnet;
@@ -50,6 +53,44 @@ it('answers 503 with Retry-After while the node is away, caches nothing then, an
     expect(Number(answer.headers.get('x-rpc-calls'))).toBeGreaterThan(0);
   } finally {
     await fastcar.close();
+    await relay.close();
+  }
+}, 60_000);
+
+it('behind a proxy whose node is gone: 503 with Retry-After, /health not ok, and recovery', async () => {
+  const port = await freePort();
+  let relay: Relay = await startRelay(devnet.wsUrl, 0, port);
+  const { proxy, address } = await startProxy(
+    proxyConfigFor([relay.url], { port: 0, healthIntervalMs: 200, timeoutMs: 5000, logLevel: 'silent' }),
+    createLogger('silent'),
+  );
+  const fastcar = await startFastcarOn(`ws://${address}`, { FASTCAR_PREBUILD_BLOCKS: '0' });
+  try {
+    expect((await getJson(`${fastcar.url}/blocks/head`)).status).toBe(200);
+    await relay.close();
+    const outage = await getJson(`${fastcar.url}/blocks/head`);
+    expect(outage.status).toBe(503);
+    expect(outage.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await getJson(`${fastcar.url}/blocks/${manifest.blocks.batches}`)).status).toBe(503);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // past the health probe's memory
+    const health = await getJson(`${fastcar.url}/health`);
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ status: 'node unavailable', node: { connected: true, reachable: false } });
+
+    relay = await startRelay(devnet.wsUrl, 0, port);
+    const back = Date.now();
+    let answer = await getJson(`${fastcar.url}/blocks/head`);
+    while (answer.status !== 200 && Date.now() - back < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      answer = await getJson(`${fastcar.url}/blocks/head`);
+    }
+    console.log(`through the proxy: recovered ${Date.now() - back} ms after the node came back`);
+    expect(answer.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await getJson(`${fastcar.url}/health`)).status).toBe(200);
+  } finally {
+    await fastcar.close();
+    await proxy.close();
     await relay.close();
   }
 }, 60_000);

@@ -63,7 +63,7 @@ it('takes batches, keeps ids, and passes JSON-RPC errors back', async () => {
   expect(answers[0].result).toMatch(/^0x[0-9a-f]{64}$/);
   expect(answers[1].error).toEqual({ code: expect.any(Number), message: expect.any(String) });
   expect(answers[2].result).toMatchObject({ number: expect.any(String) });
-  expect(await rpc('not json')).toMatchObject({ error: { code: -32600 } });
+  expect(await rpc("not json")).toMatchObject({ error: { code: -32600 } });
 });
 
 it('merges identical calls that are in flight together into one upstream call', async () => {
@@ -139,3 +139,17 @@ it('keeps answering every request when one upstream stops in the middle of traff
   expect(failures).toEqual([]);
   expect(answers).toHaveLength(240);
 }, 120_000);
+
+it('refuses methods that change the node: the devnet head does not move', async () => {
+  const head = async () => ((await rpc({ jsonrpc: '2.0', id: 1, method: 'chain_getHeader', params: [] })) as { result: { number: string } }).result.number;
+  const before = await head();
+  for (const method of ['dev_newBlock', 'dev_setStorage', 'dev_setHead', 'author_rotateKeys']) {
+    const answer = (await rpc({ jsonrpc: '2.0', id: 2, method, params: method === 'dev_setStorage' ? [{}] : [] })) as { error?: { code: number } };
+    expect([method, answer.error?.code]).toEqual([method, -32601]);
+  }
+  expect(await head()).toBe(before);
+  // The node's own list of methods, as the proxy passes it on, names none of them.
+  const { result } = (await rpc({ jsonrpc: '2.0', id: 3, method: 'rpc_methods', params: [] })) as { result: { methods: string[] } };
+  expect(result.methods).toContain('chain_getBlock');
+  expect(result.methods.filter((name) => /^dev_|rotateKeys/.test(name))).toEqual([]);
+});

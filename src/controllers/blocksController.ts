@@ -4,7 +4,7 @@ import { Router, type Request, type Response } from 'express';
 
 import { queryKey, withFinalizedTag, type BlockAnswer, type BlocksService } from '../services/blocksService';
 import { blockQuery, parseBlockId, parseFlags, parseIndex, parseParaId, parseRange } from './params';
-import { sendJson } from './sendJson';
+import { sendJson, streamJsonArray } from './sendJson';
 
 const BLOCK_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId'] as const;
 const HEAD_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId'] as const;
@@ -25,6 +25,10 @@ function paramOf(req: Request, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
+async function* mapAsync<T, U>(items: AsyncIterable<T>, map: (item: T) => U): AsyncGenerator<U> {
+  for await (const item of items) yield map(item);
+}
+
 export function blocksRouter(service: BlocksService): Router {
   const router = Router();
 
@@ -38,10 +42,10 @@ export function blocksRouter(service: BlocksService): Router {
     const flags = parseFlags(req, RANGE_FLAGS);
     const numbers = parseRange(req.query.range);
     const query = blockQuery(flags);
-    // All blocks of the range at once: their waves overlap instead of queueing.
-    const answers = await Promise.all(numbers.map((number) => service.block({ kind: 'number', number }, query)));
-    const json = `[${answers.map((answer) => withFinalizedTag(answer, true)).join(',')}]`;
-    await sendJson(res, json, false);
+    const stop = new AbortController();
+    res.once('close', () => stop.abort());
+    const blocks = service.range(numbers, query, stop.signal);
+    await streamJsonArray(res, mapAsync(blocks, (answer) => withFinalizedTag(answer, true)));
   };
 
   const getHead: Handler = async (req, res) => {

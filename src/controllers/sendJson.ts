@@ -1,8 +1,9 @@
 // Writes a JSON answer, compressed when the client accepts it and it is large
 // enough to gain. Done here rather than by a generic middleware, which wraps every
 // response's write path: a quarter more cached answers per second without it.
+import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import { brotliCompress, constants, createBrotliCompress, createGzip, gzip } from 'node:zlib';
 import type { Response } from 'express';
 
 const brotli = promisify(brotliCompress);
@@ -19,9 +20,12 @@ function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undef
   return undefined;
 }
 
+// Fast levels: block answers run to megabytes and are compressed per request.
+const BROTLI_OPTIONS = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
+const GZIP_OPTIONS = { level: 5 };
+
 async function encode(body: Buffer, encoding: 'br' | 'gzip'): Promise<Buffer> {
-  // A fast brotli level: block answers run to megabytes and are compressed per request.
-  return encoding === 'br' ? brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipAsync(body, { level: 5 });
+  return encoding === 'br' ? brotli(body, BROTLI_OPTIONS) : gzipAsync(body, GZIP_OPTIONS);
 }
 
 export async function sendJson(res: Response, json: string, cacheable: boolean, etag?: string): Promise<void> {
@@ -44,4 +48,62 @@ export async function sendJson(res: Response, json: string, cacheable: boolean, 
   }
   res.setHeader('Content-Length', body.length);
   res.end(body);
+}
+
+class ClientGoneError extends Error {}
+
+/** Resolves when `stream` can take more; rejects if the client leaves first. */
+function drained(stream: Writable, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onClose = () => reject(new ClientGoneError());
+    res.once('close', onClose);
+    stream.once('drain', () => {
+      res.off('close', onClose);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Streams a JSON array whose items are produced one after another, never holding
+ * them all. The first item is awaited before anything is written, so an early
+ * failure (a node outage) still gets its own status; a failure after that cuts the
+ * connection, so no client can take a cut-off array for a whole one.
+ */
+export async function streamJsonArray(res: Response, items: AsyncIterable<string>): Promise<void> {
+  let gone = false;
+  res.once('close', () => (gone = true));
+  const iterator = items[Symbol.asyncIterator]();
+  let item = await iterator.next();
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Vary', 'Accept-Encoding');
+  const encoding = pickEncoding(res.req.headers['accept-encoding']);
+  let out: Writable = res;
+  if (encoding) {
+    res.setHeader('Content-Encoding', encoding);
+    const compressor = encoding === 'br' ? createBrotliCompress(BROTLI_OPTIONS) : createGzip(GZIP_OPTIONS);
+    compressor.pipe(res);
+    out = compressor;
+  }
+  const write = async (text: string) => {
+    if (gone) throw new ClientGoneError();
+    if (!out.write(text)) await drained(out, res);
+  };
+  try {
+    await write('[');
+    let first = true;
+    while (!item.done) {
+      await write(first ? item.value : `,${item.value}`);
+      first = false;
+      item = await iterator.next();
+    }
+    await write(']');
+    out.end();
+  } catch (error) {
+    if (out !== res) out.destroy();
+    res.destroy();
+    await iterator.return?.(undefined).catch(() => undefined);
+    if (!(error instanceof ClientGoneError)) throw error;
+  }
 }

@@ -55,8 +55,3 @@ export function decide(method: string, params: unknown): CacheDecision {
   // Identical calls in flight still share one upstream request.
   return { kind: 'passThrough', mergeKey: key };
 }
-
-/** An answer worth keeping: a result, and not an empty one (that block may arrive later). */
-export function isCacheableResult(result: unknown): boolean {
-  return result !== null && result !== undefined;
-}

@@ -16,6 +16,17 @@ export interface ProxyConfig {
   maxLagBlocks: number;
   healthIntervalMs: number;
   logLevel: string;
+  maxBatchSize: number;
+  maxInFlightPerConnection: number;
+  maxQueuedPerConnection: number;
+  maxSubscriptionsPerConnection: number;
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Methods let through beyond the safe defaults: exact names or `prefix_*`. */
+  allowMethods: string[];
+  /** Methods refused even if safe by default. */
+  denyMethods: string[];
 }
 
 const DEFAULTS: ProxyConfig = {
@@ -30,6 +41,15 @@ const DEFAULTS: ProxyConfig = {
   maxLagBlocks: 10,
   healthIntervalMs: 2_000,
   logLevel: 'info',
+  maxBatchSize: 256,
+  maxInFlightPerConnection: 32,
+  maxQueuedPerConnection: 1024,
+  maxSubscriptionsPerConnection: 1024,
+  maxConnections: 4096,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  allowMethods: [],
+  denyMethods: [],
 };
 
 /** The defaults with the given upstreams: for code that starts a proxy itself (tests, benchmarks). */
@@ -46,10 +66,23 @@ const NUMBERS: [keyof ProxyConfig, string][] = [
   ['retries', 'PROXY_RETRIES'],
   ['maxLagBlocks', 'PROXY_MAX_LAG_BLOCKS'],
   ['healthIntervalMs', 'PROXY_HEALTH_INTERVAL_MS'],
+  ['maxBatchSize', 'PROXY_MAX_BATCH_SIZE'],
+  ['maxInFlightPerConnection', 'PROXY_MAX_IN_FLIGHT_PER_CONNECTION'],
+  ['maxQueuedPerConnection', 'PROXY_MAX_QUEUED_PER_CONNECTION'],
+  ['maxSubscriptionsPerConnection', 'PROXY_MAX_SUBSCRIPTIONS_PER_CONNECTION'],
+  ['maxConnections', 'PROXY_MAX_CONNECTIONS'],
+  ['headersTimeoutMs', 'PROXY_HEADERS_TIMEOUT_MS'],
+  ['requestTimeoutMs', 'PROXY_REQUEST_TIMEOUT_MS'],
+];
+const LISTS: [keyof ProxyConfig, string][] = [
+  ['allowMethods', 'PROXY_ALLOW_METHODS'],
+  ['denyMethods', 'PROXY_DENY_METHODS'],
 ];
 
 /** Every variable loadProxyConfig reads; deployment files are checked against this list. */
-export const PROXY_VARIABLES = ['PROXY_UPSTREAMS', 'PROXY_HOST', 'PROXY_LOG_LEVEL', ...NUMBERS.map(([, name]) => name)];
+export const PROXY_VARIABLES = ['PROXY_UPSTREAMS', 'PROXY_HOST', 'PROXY_LOG_LEVEL', ...NUMBERS.map(([, name]) => name), ...LISTS.map(([, name]) => name)];
+
+const splitList = (raw: string) => raw.split(',').map((item) => item.trim()).filter(Boolean);
 
 export function loadProxyConfig(argv: string[], env: Record<string, string | undefined> = process.env): ProxyConfig {
   const config: ProxyConfig = { ...DEFAULTS };
@@ -64,7 +97,11 @@ export function loadProxyConfig(argv: string[], env: Record<string, string | und
     }
     Object.assign(config, file);
   }
-  if (env.PROXY_UPSTREAMS) config.upstreams = env.PROXY_UPSTREAMS.split(',').map((url) => url.trim()).filter(Boolean);
+  if (env.PROXY_UPSTREAMS) config.upstreams = splitList(env.PROXY_UPSTREAMS);
+  for (const [key, name] of LISTS) {
+    const raw = env[name];
+    if (raw !== undefined) (config as unknown as Record<string, string[]>)[key] = splitList(raw);
+  }
   if (env.PROXY_HOST) config.host = env.PROXY_HOST;
   if (env.PROXY_LOG_LEVEL) config.logLevel = env.PROXY_LOG_LEVEL;
   for (const [key, name] of NUMBERS) {
@@ -73,6 +110,15 @@ export function loadProxyConfig(argv: string[], env: Record<string, string | und
     const value = Number(raw);
     if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name}=${raw} is not valid: use a whole number`);
     (config as unknown as Record<string, number>)[key] = value;
+  }
+  for (const [key] of LISTS) {
+    const list = config[key];
+    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && /^[A-Za-z0-9_]+\*?$/.test(item))) {
+      throw new ConfigError(`${key} must be a list of method names, each optionally ending in * (e.g. dev_*)`);
+    }
+  }
+  for (const key of ['maxBatchSize', 'maxInFlightPerConnection', 'maxQueuedPerConnection', 'maxSubscriptionsPerConnection', 'maxConnections', 'headersTimeoutMs', 'requestTimeoutMs'] as const) {
+    if (!(config[key] >= 1)) throw new ConfigError(`${key} must be at least 1`);
   }
   if (config.upstreams.length === 0) throw new ConfigError('the proxy needs upstream nodes: set PROXY_UPSTREAMS=ws://node-a:9944,ws://node-b:9944');
   for (const url of config.upstreams) {

@@ -2,68 +2,101 @@
 // calls and batches, answers that cannot change served from a byte-bounded
 // cache, identical calls in flight merged, subscriptions shared between
 // clients. /health and /metrics answer plain GETs.
+//
+// It meets strangers: every message is checked before it is used (see
+// jsonRpc.ts), only allowed methods reach a node (methods.ts), only answers of
+// the right shape are kept (resultShapes.ts), and connections take turns
+// (fairScheduler.ts). No input ends the process: every connection and every
+// message has its own catch.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 import type { Logger } from '../logger';
-import { decide, isCacheableResult } from './cachePolicy';
-import { NoUpstreamError, UpstreamRpcError, type UpstreamPool } from './upstreams';
+import { decide } from './cachePolicy';
+import { FairScheduler, LaneClosedError, type Lane } from './fairScheduler';
+import { failure, parseMessage, readCall, RpcCode, RpcFailure, success, type RpcCall, type RpcResponse } from './jsonRpc';
+import { MethodPolicy, type MethodPolicyOptions, type SubscriptionKind } from './methods';
+import { judge, type Verdict } from './resultShapes';
+import { asUpstreamError, NoUpstreamError, UpstreamRpcError, type UpstreamPool } from './upstreams';
 
-interface RpcRequest {
-  jsonrpc?: string;
-  id?: unknown;
-  method?: unknown;
-  params?: unknown;
+export interface ProxyLimits {
+  /** Calls in one batch; a larger batch is refused whole. */
+  maxBatchSize: number;
+  /** Calls of one connection in flight at once. */
+  maxInFlightPerConnection: number;
+  /** Messages of one WebSocket waiting to start before the proxy stops reading it. */
+  maxQueuedPerConnection: number;
+  maxSubscriptionsPerConnection: number;
+  maxConnections: number;
+  /** Time for an HTTP client to send its headers, and its whole request. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
-type RpcResponse = { jsonrpc: '2.0'; id: unknown; result: unknown } | { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string; data?: unknown } };
-
-const SUBSCRIPTIONS: Record<string, { notification: string; unsubscribe: string }> = {
-  chain_subscribeNewHeads: { notification: 'chain_newHead', unsubscribe: 'chain_unsubscribeNewHeads' },
-  chain_subscribeNewHead: { notification: 'chain_newHead', unsubscribe: 'chain_unsubscribeNewHead' },
-  chain_subscribeFinalizedHeads: { notification: 'chain_finalizedHead', unsubscribe: 'chain_unsubscribeFinalizedHeads' },
-  chain_subscribeFinalisedHeads: { notification: 'chain_finalizedHead', unsubscribe: 'chain_unsubscribeFinalisedHeads' },
-  chain_subscribeAllHeads: { notification: 'chain_allHead', unsubscribe: 'chain_unsubscribeAllHeads' },
-  state_subscribeRuntimeVersion: { notification: 'state_runtimeVersion', unsubscribe: 'state_unsubscribeRuntimeVersion' },
-  state_subscribeStorage: { notification: 'state_storage', unsubscribe: 'state_unsubscribeStorage' },
-};
-const UNSUBSCRIBE = new Set(Object.values(SUBSCRIPTIONS).map((s) => s.unsubscribe));
-
-export interface ProxyOptions {
+export interface ProxyOptions extends ProxyLimits {
   host: string;
   port: number;
   cacheMaxBytes: number;
   maxBodyBytes: number;
+  methods: MethodPolicyOptions;
+}
+
+/** One client connection: its turn at the scheduler and what it subscribed to. */
+interface Connection {
+  lane: Lane;
+  socket?: WebSocket;
+  /** client subscription id -> how to leave it */
+  subscriptions: Map<string, () => Promise<void>>;
+  pendingSubscriptions: number;
+  closed: boolean;
 }
 
 /** One upstream subscription fanned out to every client that asked for the same thing. */
 interface SharedSubscription {
   clients: Map<string, (result: unknown) => void>;
+  /** Clients waiting for it to open: it is not closed under them. */
+  joining: number;
   last?: unknown;
   ready: Promise<() => Promise<void>>;
 }
 
+const PER_TURN = 64;
+const HEARTBEAT_MS = 30_000;
+
 export class RpcProxy {
   readonly metrics = new Registry();
   private readonly cache: LRUCache<string, string>;
-  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly inFlight = new Map<string, Promise<{ result: unknown; verdict: Verdict }>>();
   private readonly shared = new Map<string, SharedSubscription>();
+  private readonly policy: MethodPolicy;
+  private readonly scheduler: FairScheduler;
+  private readonly httpConnections = new WeakMap<Socket, Connection>();
   private nextSubscriptionId = 1;
   private server?: Server;
   private wss?: WebSocketServer;
+  private heartbeat?: NodeJS.Timeout;
   private readonly hits = new Counter({ name: 'proxy_cache_hits_total', help: 'Calls answered from the cache', registers: [this.metrics] });
   private readonly misses = new Counter({ name: 'proxy_cache_misses_total', help: 'Cacheable calls sent upstream', registers: [this.metrics] });
   private readonly merged = new Counter({ name: 'proxy_merged_calls_total', help: 'Calls answered by a call already in flight', registers: [this.metrics] });
   private readonly upstreamCalls = new Counter({ name: 'proxy_upstream_calls_total', help: 'Calls sent to upstream nodes', registers: [this.metrics] });
+  private readonly refused = new Counter({
+    name: 'proxy_refused_calls_total',
+    help: 'Calls answered with an error without reaching a node, by reason',
+    labelNames: ['reason'],
+    registers: [this.metrics],
+  });
 
   constructor(
     private readonly pool: UpstreamPool,
     private readonly options: ProxyOptions,
     private readonly logger: Logger,
   ) {
-    this.cache = new LRUCache({ maxSize: Math.max(1, options.cacheMaxBytes), sizeCalculation: (value, key) => value.length + key.length });
+    this.cache = new LRUCache({ maxSize: Math.max(1, options.cacheMaxBytes), sizeCalculation: (value, key) => Buffer.byteLength(value) + key.length });
+    this.policy = new MethodPolicy(options.methods);
+    this.scheduler = new FairScheduler({ perLane: Math.max(1, options.maxInFlightPerConnection), perTurn: PER_TURN });
     const cache = this.cache;
     new Gauge({ name: 'proxy_cache_bytes', help: 'Bytes held by the cache', registers: [this.metrics], collect() { this.set(cache.calculatedSize ?? 0); } });
     for (const upstream of pool.upstreams) {
@@ -78,14 +111,33 @@ export class RpcProxy {
     }
   }
 
-  get stats() {
-    return { cacheBytes: this.cache.calculatedSize ?? 0, upstreamCalls: this.pool.upstreams.reduce((sum, u) => sum + u.calls, 0) };
-  }
-
   async listen(): Promise<string> {
-    this.server = createServer((req, res) => void this.onHttp(req, res));
+    const { headersTimeoutMs, requestTimeoutMs } = this.options;
+    this.server = createServer(
+      { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) },
+      (req, res) => this.onHttp(req, res),
+    );
+    this.server.maxConnections = this.options.maxConnections;
+    this.server.on('connection', (socket: Socket) => socket.on('error', () => socket.destroy()));
     this.wss = new WebSocketServer({ server: this.server, maxPayload: this.options.maxBodyBytes });
+    this.wss.on('error', (error) => this.logger.warn({ err: error }, 'websocket server error'));
     this.wss.on('connection', (socket) => this.onSocket(socket));
+    // A peer that stopped answering pings is gone; its subscriptions go with it.
+    const alive = new WeakSet<WebSocket>();
+    this.wss.on('connection', (socket) => {
+      alive.add(socket);
+      socket.on('pong', () => alive.add(socket));
+    });
+    this.heartbeat = setInterval(() => {
+      for (const socket of this.wss?.clients ?? []) {
+        if (!alive.has(socket)) socket.terminate();
+        else {
+          alive.delete(socket);
+          socket.ping();
+        }
+      }
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(this.options.port, this.options.host, () => resolve());
@@ -97,6 +149,7 @@ export class RpcProxy {
 
   /** Stops taking connections, lets answers in flight finish, then closes upstreams. */
   async close(): Promise<void> {
+    clearInterval(this.heartbeat);
     for (const client of this.wss?.clients ?? []) client.close(1001, 'proxy shutting down');
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server?.closeAllConnections();
@@ -104,11 +157,22 @@ export class RpcProxy {
     await this.pool.close();
   }
 
-  private async onHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private onHttp(req: IncomingMessage, res: ServerResponse): void {
+    res.on('error', () => undefined);
+    this.answerHttp(req, res).catch((error: unknown) => {
+      // A client that left mid-body (`aborted`), or anything unforeseen: this request ends, nothing else.
+      if (!req.destroyed && !res.headersSent) {
+        this.logger.warn({ err: error }, 'http request failed');
+        writeJson(res, 500, failure(null, RpcCode.internalError, 'Internal error'));
+      } else res.destroy();
+    });
+  }
+
+  private async answerHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'GET' && req.url === '/health') {
       const upstreams = this.pool.upstreams.map((u) => ({ url: u.url, available: u.available, best: u.bestNumber, finalized: u.finalizedNumber, outstanding: u.outstanding }));
       const ok = upstreams.some((u) => u.available);
-      res.writeHead(ok ? 200 : 503, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'no upstream', upstreams }));
+      writeJson(res, ok ? 200 : 503, { status: ok ? 'ok' : 'no upstream', upstreams });
       return;
     }
     if (req.method === 'GET' && req.url === '/metrics') {
@@ -116,7 +180,12 @@ export class RpcProxy {
       return;
     }
     if (req.method !== 'POST') {
-      res.writeHead(405, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'POST a JSON-RPC request' } }));
+      writeJson(res, 405, failure(null, RpcCode.invalidRequest, 'POST a JSON-RPC request'));
+      return;
+    }
+    const declared = Number(req.headers['content-length']);
+    if (declared > this.options.maxBodyBytes) {
+      writeJson(res, 413, failure(null, RpcCode.invalidRequest, 'request too large'), true);
       return;
     }
     const chunks: Buffer[] = [];
@@ -124,78 +193,145 @@ export class RpcProxy {
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
       if (size > this.options.maxBodyBytes) {
-        res.writeHead(413, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'request too large' } }));
+        writeJson(res, 413, failure(null, RpcCode.invalidRequest, 'request too large'), true);
         return;
       }
       chunks.push(chunk as Buffer);
     }
-    const answer = await this.handleText(Buffer.concat(chunks).toString('utf8'));
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(answer ?? '');
+    const answer = await this.handleText(Buffer.concat(chunks).toString('utf8'), this.httpConnection(req.socket));
+    if (answer === undefined) res.writeHead(204).end();
+    else res.writeHead(200, { 'Content-Type': 'application/json' }).end(answer);
+  }
+
+  /** HTTP keep-alive connections take turns like WebSockets do. */
+  private httpConnection(socket: Socket): Connection {
+    let connection = this.httpConnections.get(socket);
+    if (!connection) {
+      const created = newConnection(this.scheduler.lane());
+      socket.once('close', () => closeConnection(created));
+      this.httpConnections.set(socket, created);
+      connection = created;
+    }
+    return connection;
   }
 
   private onSocket(socket: WebSocket): void {
-    const mine = new Map<string, string>(); // client subscription id -> shared key
-    socket.on('message', async (data) => {
-      const text = data.toString();
-      const answer = await this.handleText(text, { socket, subscriptions: mine });
-      if (answer && socket.readyState === socket.OPEN) socket.send(answer);
+    const connection = newConnection(this.scheduler.lane(), socket);
+    // Protocol violations and oversized frames: ws closes the socket; the process goes on.
+    socket.on('error', () => socket.terminate());
+    let paused = false;
+    socket.on('message', (data) => {
+      if (!paused && connection.lane.queued >= this.options.maxQueuedPerConnection) {
+        paused = true;
+        socket.pause(); // read no more of this client until it has caught up
+      }
+      this.handleText(data.toString(), connection)
+        .catch((error: unknown) => {
+          this.logger.warn({ err: error }, 'websocket message failed');
+          return JSON.stringify(failure(null, RpcCode.internalError, 'Internal error'));
+        })
+        .then((answer) => {
+          if (answer !== undefined && socket.readyState === socket.OPEN) socket.send(answer);
+          if (paused && connection.lane.queued < this.options.maxQueuedPerConnection / 2) {
+            paused = false;
+            socket.resume();
+          }
+        })
+        .catch(() => undefined);
     });
-    socket.on('close', () => {
-      for (const [id, key] of mine) void this.leave(key, id);
-    });
+    socket.on('close', () => this.release(connection));
   }
 
-  /** One JSON text in, one JSON text out (or nothing, for a batch of notifications). */
-  private async handleText(text: string, ws?: { socket: WebSocket; subscriptions: Map<string, string> }): Promise<string | undefined> {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return JSON.stringify(failure(null, -32700, 'Parse error'));
-    }
-    if (Array.isArray(parsed)) {
-      if (parsed.length === 0) return JSON.stringify(failure(null, -32600, 'Invalid Request: empty batch'));
-      const answers = await Promise.all(parsed.map((request) => this.handleOne(request as RpcRequest, ws)));
-      const present = answers.filter((answer): answer is RpcResponse => answer !== undefined);
-      return present.length ? JSON.stringify(present) : undefined;
-    }
-    const answer = await this.handleOne(parsed as RpcRequest, ws);
-    return answer && JSON.stringify(answer);
+  private release(connection: Connection): void {
+    closeConnection(connection);
+    for (const leave of connection.subscriptions.values()) leave().catch(() => undefined);
+    connection.subscriptions.clear();
   }
 
-  private async handleOne(request: RpcRequest, ws?: { socket: WebSocket; subscriptions: Map<string, string> }): Promise<RpcResponse | undefined> {
-    if (typeof request !== 'object' || request === null || typeof request.method !== 'string') {
-      return failure(request?.id ?? null, -32600, 'Invalid Request');
+  /** One JSON text in, one JSON text out (or nothing, when only notifications came). */
+  private async handleText(text: string, connection: Connection): Promise<string | undefined> {
+    const parsed = parseMessage(text);
+    if (!parsed.ok) return this.refuse('malformed', parsed.response);
+    if (!Array.isArray(parsed.value)) {
+      const answer = await this.handleOne(parsed.value, connection);
+      return answer && JSON.stringify(answer);
     }
-    const { id, method } = request;
-    const params = Array.isArray(request.params) ? request.params : request.params === undefined ? [] : [request.params];
+    const batch = parsed.value;
+    if (batch.length === 0) return this.refuse('malformed', failure(null, RpcCode.invalidRequest, 'Invalid Request: empty batch'));
+    if (batch.length > this.options.maxBatchSize) {
+      return this.refuse('batch', failure(null, RpcCode.batchTooLarge, `Batch too large: ${batch.length} calls, at most ${this.options.maxBatchSize}`));
+    }
+    const answers = await Promise.all(batch.map((request) => this.handleOne(request, connection)));
+    const present = answers.filter((answer): answer is RpcResponse => answer !== undefined);
+    return present.length ? JSON.stringify(present) : undefined;
+  }
+
+  private refuse(reason: string, response: RpcResponse): string {
+    this.refused.inc({ reason });
+    return JSON.stringify(response);
+  }
+
+  private async handleOne(value: unknown, connection: Connection): Promise<RpcResponse | undefined> {
+    const read = readCall(value);
+    if ('response' in read) {
+      this.refused.inc({ reason: 'malformed' });
+      return read.response;
+    }
+    const { call } = read;
+    let response: RpcResponse;
     try {
-      if (SUBSCRIPTIONS[method]) {
-        if (!ws) return failure(id, -32601, 'Subscriptions need a WebSocket connection');
-        return success(id, await this.join(method, params, ws));
-      }
-      if (UNSUBSCRIBE.has(method)) {
-        const subscriptionId = String(params[0]);
-        const key = ws?.subscriptions.get(subscriptionId);
-        if (!key || !ws) return success(id, false);
-        ws.subscriptions.delete(subscriptionId);
-        await this.leave(key, subscriptionId);
-        return success(id, true);
-      }
-      const result = await this.answer(method, params);
-      return id === undefined ? undefined : success(id, result);
+      response = success(call.id, await this.scheduler.submit(connection.lane, () => this.run(call, connection)));
     } catch (error) {
-      if (error instanceof UpstreamRpcError) return failure(id, error.code, error.message, error.data);
-      if (error instanceof NoUpstreamError) return failure(id, -32000, error.message);
-      this.logger.warn({ err: error, method }, 'upstream call failed');
-      return failure(id, -32000, `upstream call failed: ${(error as Error).message ?? String(error)}`);
+      if (error instanceof LaneClosedError) return undefined;
+      response = this.errorResponse(call, error);
     }
+    return call.notification ? undefined : response;
+  }
+
+  private errorResponse(call: RpcCall, error: unknown): RpcResponse {
+    if (error instanceof RpcFailure || error instanceof UpstreamRpcError) return failure(call.id, error.code, error.message, error.data);
+    if (error instanceof NoUpstreamError) return failure(call.id, RpcCode.noUpstream, `no upstream: ${error.message}`);
+    this.logger.warn({ err: error, method: call.method }, 'upstream call failed');
+    return failure(call.id, RpcCode.noUpstream, `no upstream: ${(error as Error)?.message ?? String(error)}`);
+  }
+
+  private async run(call: RpcCall, connection: Connection): Promise<unknown> {
+    const { method, params } = call;
+    if (!this.policy.permits(method)) {
+      this.refused.inc({ reason: 'method' });
+      throw new RpcFailure(RpcCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`);
+    }
+    const problem = this.policy.paramsProblem(method, params);
+    if (problem) {
+      this.refused.inc({ reason: 'params' });
+      throw new RpcFailure(RpcCode.invalidParams, `Invalid params: ${problem}`);
+    }
+    const kind = this.policy.subscription(method);
+    if (kind || this.policy.isUnsubscribe(method)) {
+      if (!connection.socket) throw new RpcFailure(RpcCode.methodNotFound, 'Subscriptions need a WebSocket connection');
+      if (kind) return this.subscribe(method, params, kind, connection);
+      const leave = connection.subscriptions.get(String(params[0]));
+      if (!leave) return false;
+      connection.subscriptions.delete(String(params[0]));
+      await leave();
+      return true;
+    }
+    const result = await this.answer(method, params);
+    // The node's list would name methods this proxy refuses.
+    if (method === 'rpc_methods' && isMethodList(result)) return { ...result, methods: result.methods.filter((name) => this.policy.permits(name)) };
+    return result;
   }
 
   private async answer(method: string, params: unknown[]): Promise<unknown> {
     const decision = decide(method, params);
-    const cacheKey =
-      decision.kind === 'immutable' || (decision.kind === 'finalizedNumber' && decision.number <= this.pool.finalizedNumber) ? decision.key : undefined;
+    let cacheKey: string | undefined;
+    let minFinalized: number | undefined;
+    if (decision.kind === 'immutable') cacheKey = decision.key;
+    else if (decision.kind === 'finalizedNumber' && this.pool.hasFinalized(decision.number)) {
+      // The hash of height n may be kept only as told by a node that has itself finalized n.
+      cacheKey = decision.key;
+      minFinalized = decision.number;
+    }
     if (cacheKey) {
       const cached = this.cache.get(cacheKey);
       if (cached !== undefined) {
@@ -205,80 +341,140 @@ export class RpcProxy {
       this.misses.inc();
     }
     const mergeKey = cacheKey ?? (decision.kind === 'passThrough' ? decision.mergeKey : decision.key);
-    if (!mergeKey) return this.upstream(method, params, false);
-    const pending = this.inFlight.get(mergeKey);
-    if (pending) {
-      this.merged.inc();
-      return pending;
+    const send = () => {
+      this.upstreamCalls.inc();
+      // Only what may be kept is judged: anything else is the node's answer to pass on.
+      const verdictOf = cacheKey ? (result: unknown) => judge(method, params, result) : () => 'serve' as const;
+      return this.pool.call(method, params, { retry: mergeKey !== undefined, minFinalized, judge: verdictOf });
+    };
+    if (!mergeKey) return (await send()).result;
+    let pending = this.inFlight.get(mergeKey);
+    if (pending) this.merged.inc();
+    else {
+      pending = send().finally(() => this.inFlight.delete(mergeKey));
+      this.inFlight.set(mergeKey, pending);
     }
-    const call = this.upstream(method, params, true).finally(() => this.inFlight.delete(mergeKey));
-    this.inFlight.set(mergeKey, call);
-    const result = await call;
-    if (cacheKey && isCacheableResult(result)) this.cache.set(cacheKey, JSON.stringify(result));
+    const { result, verdict } = await pending;
+    if (cacheKey && verdict === 'cache' && !this.cache.has(cacheKey)) this.cache.set(cacheKey, JSON.stringify(result));
     return result;
   }
 
-  private upstream(method: string, params: unknown[], retry: boolean): Promise<unknown> {
-    this.upstreamCalls.inc();
-    return this.pool.call(method, params, retry);
+  private subscribe(method: string, params: unknown[], kind: SubscriptionKind, connection: Connection): Promise<string> {
+    if (connection.subscriptions.size + connection.pendingSubscriptions >= this.options.maxSubscriptionsPerConnection) {
+      this.refused.inc({ reason: 'subscriptions' });
+      throw new RpcFailure(RpcCode.tooManySubscriptions, `Too many subscriptions on this connection (at most ${this.options.maxSubscriptionsPerConnection})`);
+    }
+    return kind.shared ? this.joinShared(method, params, kind, connection) : this.openPrivate(method, params, kind, connection);
   }
 
-  private async join(method: string, params: unknown[], ws: { socket: WebSocket; subscriptions: Map<string, string> }): Promise<string> {
+  private async joinShared(method: string, params: unknown[], kind: SubscriptionKind, connection: Connection): Promise<string> {
     const key = `${method}:${JSON.stringify(params)}`;
-    const subscriptionId = `0x${(this.nextSubscriptionId++).toString(16).padStart(16, '0')}`;
-    let shared = this.shared.get(key);
-    if (!shared) {
-      const created: SharedSubscription = { clients: new Map(), ready: Promise.resolve(async () => undefined) };
-      created.ready = this.openUpstream(method, params, created);
-      shared = created;
-      this.shared.set(key, created);
-      created.ready.catch(() => this.shared.delete(key));
+    const shared = this.shared.get(key) ?? this.openShared(key, method, params, kind);
+    const subscriptionId = this.newSubscriptionId();
+    shared.joining += 1;
+    connection.pendingSubscriptions += 1;
+    try {
+      await shared.ready;
+    } finally {
+      shared.joining -= 1;
+      connection.pendingSubscriptions -= 1;
     }
-    await shared.ready;
-    const { notification } = SUBSCRIPTIONS[method];
-    const send = (result: unknown) => {
-      if (ws.socket.readyState === ws.socket.OPEN) {
-        ws.socket.send(JSON.stringify({ jsonrpc: '2.0', method: notification, params: { subscription: subscriptionId, result } }));
-      }
-    };
+    const leave = () => this.leaveShared(key, shared, subscriptionId);
+    if (connection.closed) {
+      // Gone while the node was answering: nothing may outlive the client that asked.
+      await leave();
+      throw new LaneClosedError();
+    }
+    const send = notifier(connection, kind.notification, subscriptionId);
     shared.clients.set(subscriptionId, send);
-    ws.subscriptions.set(subscriptionId, key);
+    connection.subscriptions.set(subscriptionId, leave);
     // A late joiner gets the latest value at once, as a fresh upstream subscription would send it.
-    if (shared.last !== undefined) setImmediate(() => send(shared!.last));
+    if (shared.last !== undefined) setImmediate(() => send(shared.last));
     return subscriptionId;
   }
 
-  private async openUpstream(method: string, params: unknown[], shared: SharedSubscription): Promise<() => Promise<void>> {
-    const upstream = this.pool.subscriptionUpstream();
-    if (!upstream) throw new NoUpstreamError('no upstream node is available');
-    const { notification, unsubscribe } = SUBSCRIPTIONS[method];
-    this.upstreamCalls.inc();
-    const id = await upstream.provider.subscribe(notification, method, params, (error: Error | null, result: unknown) => {
-      if (error) return;
-      shared.last = result;
-      for (const send of shared.clients.values()) send(result);
+  private openShared(key: string, method: string, params: unknown[], kind: SubscriptionKind): SharedSubscription {
+    const created: SharedSubscription = { clients: new Map(), joining: 0, ready: Promise.resolve(async () => undefined) };
+    created.ready = this.openUpstream(method, params, kind, (result) => {
+      created.last = result;
+      for (const send of created.clients.values()) send(result);
     });
+    created.ready.catch(() => this.shared.get(key) === created && this.shared.delete(key));
+    this.shared.set(key, created);
+    return created;
+  }
+
+  private async leaveShared(key: string, shared: SharedSubscription, subscriptionId: string): Promise<void> {
+    shared.clients.delete(subscriptionId);
+    if (shared.clients.size > 0 || shared.joining > 0) return;
+    if (this.shared.get(key) === shared) this.shared.delete(key);
+    const close = await shared.ready.catch(() => undefined);
+    await close?.();
+  }
+
+  /** A subscription about this client's own business (its transaction): one upstream subscription each. */
+  private async openPrivate(method: string, params: unknown[], kind: SubscriptionKind, connection: Connection): Promise<string> {
+    const subscriptionId = this.newSubscriptionId();
+    const send = notifier(connection, kind.notification, subscriptionId);
+    connection.pendingSubscriptions += 1;
+    let close: () => Promise<void>;
+    try {
+      close = await this.openUpstream(method, params, kind, send);
+    } finally {
+      connection.pendingSubscriptions -= 1;
+    }
+    if (connection.closed) {
+      await close();
+      throw new LaneClosedError();
+    }
+    connection.subscriptions.set(subscriptionId, close);
+    return subscriptionId;
+  }
+
+  private async openUpstream(method: string, params: unknown[], kind: SubscriptionKind, onResult: (result: unknown) => void): Promise<() => Promise<void>> {
+    const upstream = this.pool.subscriptionUpstream();
+    if (!upstream) throw new NoUpstreamError('no node is available');
+    this.upstreamCalls.inc();
+    let id: string | number;
+    try {
+      id = await upstream.provider.subscribe(kind.notification, method, params, (error: Error | null, result: unknown) => {
+        if (!error) onResult(result);
+      });
+    } catch (error) {
+      throw asUpstreamError(error) ?? new NoUpstreamError((error as Error)?.message ?? String(error));
+    }
     return async () => {
-      await upstream.provider.unsubscribe(notification, unsubscribe, id).catch(() => undefined);
+      await upstream.provider.unsubscribe(kind.notification, kind.unsubscribe, id).catch(() => undefined);
     };
   }
 
-  private async leave(key: string, subscriptionId: string): Promise<void> {
-    const shared = this.shared.get(key);
-    if (!shared) return;
-    shared.clients.delete(subscriptionId);
-    if (shared.clients.size === 0) {
-      this.shared.delete(key);
-      const close = await shared.ready.catch(() => undefined);
-      await close?.();
-    }
+  private newSubscriptionId(): string {
+    return `0x${(this.nextSubscriptionId++).toString(16).padStart(16, '0')}`;
   }
 }
 
-function success(id: unknown, result: unknown): RpcResponse {
-  return { jsonrpc: '2.0', id: id ?? null, result };
+function newConnection(lane: Lane, socket?: WebSocket): Connection {
+  return { lane, socket, subscriptions: new Map(), pendingSubscriptions: 0, closed: false };
 }
 
-function failure(id: unknown, code: number, message: string, data?: unknown): RpcResponse {
-  return { jsonrpc: '2.0', id: id ?? null, error: data === undefined ? { code, message } : { code, message, data } };
+function closeConnection(connection: Connection): void {
+  connection.closed = true;
+  connection.lane.close();
+}
+
+function notifier(connection: Connection, notification: string, subscriptionId: string): (result: unknown) => void {
+  return (result) => {
+    const { socket } = connection;
+    if (socket && socket.readyState === socket.OPEN) {
+      socket.send(JSON.stringify({ jsonrpc: '2.0', method: notification, params: { subscription: subscriptionId, result } }));
+    }
+  };
+}
+
+function isMethodList(value: unknown): value is { methods: string[] } {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { methods?: unknown }).methods);
+}
+
+function writeJson(res: ServerResponse, status: number, body: unknown, close = false): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...(close ? { Connection: 'close' } : {}) }).end(JSON.stringify(body));
 }

@@ -4,6 +4,9 @@
 // off, and retries a failed call on another node.
 import { WsProvider } from '@polkadot/rpc-provider';
 
+import type { Verdict } from './resultShapes';
+
+/** The node answered the call with a JSON-RPC error: the call's fault, passed back as it is. */
 export class UpstreamRpcError extends Error {
   constructor(
     readonly code: number,
@@ -14,7 +17,18 @@ export class UpstreamRpcError extends Error {
   }
 }
 
+/** No upstream could give a usable answer: none available, all failed, or all answered nonsense. */
 export class NoUpstreamError extends Error {}
+
+/** A polkadot.js provider error as what it is: the node's own JSON-RPC error, or a transport failure. */
+export function asUpstreamError(error: unknown): UpstreamRpcError | undefined {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'number' || code === -1 || code === 1006) return undefined;
+  return new UpstreamRpcError(code, String((error as Error).message ?? '').replace(/^-?\d+: /, ''), (error as { data?: unknown }).data);
+}
+
+/** jsonrpsee's "server is busy" and "too many subscriptions", Subway's limits, HTTP's 429. */
+const OVERLOADED = new Set([-32009, -32097, -32098, 429]);
 
 interface RpcHeaderLike {
   number: string;
@@ -65,11 +79,11 @@ export class Upstream {
       this.backoffMs = 0;
       return result;
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === 'number' && code !== -1 && code !== 1006) {
+      const answered = asUpstreamError(error);
+      if (answered) {
         // The node answered: the call itself is at fault, or the node says it is overloaded.
-        if (code === -32097 || code === -32098 || code === 429) this.backOff();
-        throw new UpstreamRpcError(code, (error as Error).message.replace(/^-?\d+: /, ''), (error as { data?: unknown }).data);
+        if (OVERLOADED.has(answered.code)) this.backOff();
+        throw answered;
       }
       this.errors += 1;
       this.backOff();
@@ -83,6 +97,11 @@ export class Upstream {
   private backOff() {
     this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), 10_000);
     this.backoffUntil = Date.now() + this.backoffMs;
+  }
+
+  /** Counts an answer that was not an answer to the call (the call goes to another node). */
+  answeredNonsense(): void {
+    this.errors += 1;
   }
 
   async checkHealth(): Promise<void> {
@@ -112,6 +131,14 @@ export interface PoolOptions extends UpstreamOptions {
   retries: number;
 }
 
+export interface CallOptions {
+  retry: boolean;
+  /** Only upstreams that have themselves finalized this height may answer. */
+  minFinalized?: number;
+  /** Sorts an answer; an `invalid` one counts as that upstream's failure. */
+  judge: (result: unknown) => Verdict;
+}
+
 export class UpstreamPool {
   readonly upstreams: Upstream[];
   private timer?: NodeJS.Timeout;
@@ -139,13 +166,13 @@ export class UpstreamPool {
     }
   }
 
-  /** The highest height any healthy upstream reports finalized. */
-  get finalizedNumber(): number {
-    return Math.max(-1, ...this.upstreams.filter((u) => u.healthy).map((u) => u.finalizedNumber));
+  /** Whether some usable upstream has itself finalized `number`. */
+  hasFinalized(number: number): boolean {
+    return this.upstreams.some((u) => u.available && u.finalizedNumber >= number);
   }
 
-  private pick(exclude: Set<Upstream>): Upstream | undefined {
-    const candidates = this.upstreams.filter((u) => u.available && !exclude.has(u));
+  private pick(exclude: Set<Upstream>, minFinalized: number): Upstream | undefined {
+    const candidates = this.upstreams.filter((u) => u.available && !exclude.has(u) && u.finalizedNumber >= minFinalized);
     if (candidates.length <= 1) return candidates[0];
     const a = candidates[Math.floor(Math.random() * candidates.length)];
     let b = candidates[Math.floor(Math.random() * (candidates.length - 1))];
@@ -153,19 +180,27 @@ export class UpstreamPool {
     return a.load <= b.load ? a : b;
   }
 
-  /** Sends to one upstream; a transport failure is retried on another (calls here are reads). */
-  async call(method: string, params: unknown[], retry = true): Promise<unknown> {
+  /**
+   * Sends to one upstream. A transport failure, an overloaded node or an answer
+   * `judge` calls invalid is retried on another (calls that may be retried are
+   * reads); a JSON-RPC error from the node is the call's own and goes back as is.
+   */
+  async call(method: string, params: unknown[], options: CallOptions): Promise<{ result: unknown; verdict: Verdict }> {
     const tried = new Set<Upstream>();
-    let lastError: unknown = new NoUpstreamError('no upstream node is available');
-    for (let attempt = 0; attempt <= (retry ? this.options.retries : 0); attempt++) {
-      const upstream = this.pick(tried);
+    let lastError: Error = new NoUpstreamError('no node is available');
+    for (let attempt = 0; attempt <= (options.retry ? this.options.retries : 0); attempt++) {
+      const upstream = this.pick(tried, options.minFinalized ?? -1);
       if (!upstream) break;
       tried.add(upstream);
       try {
-        return await upstream.call(method, params);
+        const result = await upstream.call(method, params);
+        const verdict = options.judge(result);
+        if (verdict !== 'invalid') return { result, verdict };
+        upstream.answeredNonsense();
+        lastError = new NoUpstreamError(`no node gave a valid answer to ${method}`);
       } catch (error) {
-        if (error instanceof UpstreamRpcError && !/overload|too many|rate/i.test(error.message)) throw error;
-        lastError = error;
+        if (error instanceof UpstreamRpcError && !OVERLOADED.has(error.code) && !/overload|too many|rate/i.test(error.message)) throw error;
+        lastError = error instanceof UpstreamRpcError ? error : new NoUpstreamError(`no node could answer: ${(error as Error).message ?? String(error)}`);
       }
     }
     throw lastError;
@@ -173,7 +208,7 @@ export class UpstreamPool {
 
   /** A provider to hold a subscription on: the least loaded available upstream. */
   subscriptionUpstream(): Upstream | undefined {
-    return this.pick(new Set());
+    return this.pick(new Set(), -1);
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,7 @@
 import { HttpProvider, WsProvider } from '@polkadot/rpc-provider';
 import type { ProviderInterface } from '@polkadot/rpc-provider/types';
 
+import { RpcCode } from '../proxy/jsonRpc';
 import { countCall } from './requestStats';
 
 export class NodeUnavailableError extends Error {}
@@ -18,6 +19,8 @@ export interface NodeClientOptions {
 }
 
 export type Hex = `0x${string}`;
+
+const PROBE_MS = 1000;
 
 export interface RpcHeader {
   parentHash: Hex;
@@ -44,6 +47,7 @@ export class NodeClient {
   private readonly timeoutMs: number;
   private readonly onCall?: (method: string) => void;
   private readonly onError?: (method: string) => void;
+  private probe?: { at: number; result: Promise<boolean> };
 
   constructor(options: NodeClientOptions) {
     this.provider = /^https?:/.test(options.url)
@@ -84,6 +88,26 @@ export class NodeClient {
       answered();
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Whether the node answers at all: false only when the node (or the proxy in front
+   * of it, which may be connected with no node behind it) says it is unavailable.
+   * A slow answer counts as reachable. Asked at most once per PROBE_MS, so /health
+   * polled hard costs the node next to nothing.
+   */
+  reachable(): Promise<boolean> {
+    if (!this.isConnected) return Promise.resolve(false);
+    const now = Date.now();
+    if (!this.probe || now - this.probe.at >= PROBE_MS) {
+      const answer = this.send('chain_getFinalizedHead', []).then(
+        () => true,
+        (error: unknown) => !(error instanceof NodeUnavailableError),
+      );
+      const slow = new Promise<boolean>((resolve) => setTimeout(() => resolve(true), PROBE_MS).unref());
+      this.probe = { at: now, result: Promise.race([answer, slow]) };
+    }
+    return this.probe.result;
   }
 
   getBlockHash(number: number): Promise<Hex | null> {
@@ -129,6 +153,8 @@ function classify(error: unknown): Error {
   if (/not connected|disconnected|abnormal closure|ECONNREFUSED|socket hang up|fetch failed/i.test(message)) {
     return new NodeUnavailableError(message);
   }
+  // A proxy in front (ours) with no node behind it: as much an outage as a lost socket.
+  if (message.startsWith(`${RpcCode.noUpstream}:`)) return new NodeUnavailableError(message);
   if (/^-?\d+:/.test(message)) return new NodeRpcError(message);
   return error instanceof Error ? error : new Error(message);
 }

@@ -43,6 +43,8 @@ export interface BlockAnswer {
 }
 
 const headerRegistry = new TypeRegistry();
+/** Blocks of one range built at once: enough to keep the node busy, few enough to bound memory and calls. */
+export const RANGE_WINDOW = 8;
 
 /** The options that change a block's JSON, as a short key (cache keys, ETags). */
 export function queryKey(query: BlockQuery): string {
@@ -102,11 +104,37 @@ export class BlocksService {
 
   /** The 400 for a height past the head, naming the head. */
   async beyondHead(): Promise<ApiError> {
+    return beyondHeadError(await this.bestNumber());
+  }
+
+  private async bestNumber(): Promise<number> {
     const header = await this.node.getHeader();
-    const head = header ? parseInt(header.number, 16) : 0;
-    return badRequest(
-      `Specified block number is larger than the current largest block. The largest known block number is ${head}.`,
-    );
+    return header ? parseInt(header.number, 16) : 0;
+  }
+
+  /**
+   * The blocks of a range, in order. One call first checks the range against the
+   * head, so a range past it costs nothing more; then at most RANGE_WINDOW blocks
+   * are built at once, and none is started after `signal` aborts (the client left).
+   */
+  async *range(numbers: number[], query: BlockQuery, signal: AbortSignal): AsyncGenerator<BlockAnswer> {
+    const last = numbers[numbers.length - 1];
+    const head = await this.bestNumber();
+    if (last > head) throw beyondHeadError(head);
+    const building: Promise<BlockAnswer>[] = [];
+    let next = 0;
+    const startNext = () => {
+      const answer = this.block({ kind: 'number', number: numbers[next++] }, query);
+      answer.catch(() => undefined); // awaited in order below; a failure after the client left is nobody's
+      building.push(answer);
+    };
+    while (next < numbers.length && building.length < RANGE_WINDOW) startNext();
+    while (building.length > 0) {
+      const answer = await building.shift()!;
+      if (signal.aborted) return;
+      if (next < numbers.length) startNext();
+      yield answer;
+    }
   }
 
   async resolve(id: BlockId): Promise<Hex> {
@@ -259,6 +287,10 @@ export class BlocksService {
 
 export function headerHash(header: RpcHeader): Hex {
   return headerRegistry.createType('Header', header).hash.toHex();
+}
+
+function beyondHeadError(head: number): ApiError {
+  return badRequest(`Specified block number is larger than the current largest block. The largest known block number is ${head}.`);
 }
 
 function unknownBlock(hash: Hex): ApiError {

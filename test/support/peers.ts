@@ -90,6 +90,23 @@ export async function startRedis(): Promise<Peer & { port: number }> {
   return { url, port, pid: child.pid ?? 0, stop: () => stopChild(child) };
 }
 
+/** The caching JSON-RPC proxy in a process of its own (from source), as an operator runs it. */
+export async function startProxyProcess(upstreams: string[], env: Record<string, string> = {}): Promise<Peer & { port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const root = join(__dirname, '..', '..');
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts'), 'proxy'], {
+    env: { ...process.env, PROXY_UPSTREAMS: upstreams.join(','), PROXY_PORT: String(port), PROXY_LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('proxy ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`proxy exited with ${code}: ${stderr}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, port, pid: child.pid ?? 0, child, stop: () => stopChild(child) };
+}
+
 export async function startFastcarOn(nodeUrl: string, env: Record<string, string> = {}): Promise<Fastcar> {
   const config = loadConfig({ FASTCAR_PORT: '0', FASTCAR_LOG_LEVEL: 'silent', ...env });
   return startFastcar({ ...config, nodeUrl }, createLogger(config.logLevel));

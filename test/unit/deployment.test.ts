@@ -20,6 +20,7 @@ interface Service {
   networks?: string[];
   healthcheck?: { test: string[] };
   depends_on?: Record<string, unknown>;
+  restart?: string;
 }
 
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, Service>; networks: Record<string, { internal?: boolean } | null> };
@@ -32,6 +33,12 @@ it('runs two fastcar instances, the caching proxy, Redis, an archive node and a 
   expect(fastcars.map(([name]) => name)).toEqual(['fastcar-1', 'fastcar-2']);
   expect(proxyName).toBe('rpc-proxy');
   expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['node', 'redis', 'balancer']));
+});
+
+it('restarts every service by itself after a crash', () => {
+  for (const [name, service] of Object.entries(compose.services)) {
+    expect({ name, restart: service.restart }).toEqual({ name, restart: expect.stringMatching(/^(always|unless-stopped|on-failure)/) });
+  }
 });
 
 it('runs the proxy from the image with variables it reads, in front of the node, health-checked', () => {

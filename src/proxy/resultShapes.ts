@@ -1,0 +1,99 @@
+// What a cacheable answer must look like before the proxy keeps it. An upstream
+// that is broken, lagging or lying must not leave its answer behind for every
+// later client: a cached value is checked for its type per method and, where
+// the call names a block by hash, for being that block.
+import { TypeRegistry } from '@polkadot/types';
+
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+const HEX = /^0x(?:[0-9a-fA-F]{2})*$/;
+const HEX_NUMBER = /^0x[0-9a-fA-F]{1,16}$/;
+
+const isHex = (value: unknown): value is string => typeof value === 'string' && HEX.test(value);
+const isHash = (value: unknown): value is string => typeof value === 'string' && HASH.test(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function isHeader(value: unknown): value is Record<string, unknown> {
+  if (!isObject(value)) return false;
+  const digest = value.digest;
+  return (
+    isHash(value.parentHash) &&
+    typeof value.number === 'string' &&
+    HEX_NUMBER.test(value.number) &&
+    isHash(value.stateRoot) &&
+    isHash(value.extrinsicsRoot) &&
+    isObject(digest) &&
+    Array.isArray(digest.logs) &&
+    digest.logs.every(isHex)
+  );
+}
+
+function isSignedBlock(value: unknown): value is { block: { header: unknown } } {
+  if (!isObject(value) || !isObject(value.block)) return false;
+  const { header, extrinsics } = value.block;
+  return isHeader(header) && Array.isArray(extrinsics) && extrinsics.every(isHex) && (value.justifications === null || Array.isArray(value.justifications));
+}
+
+function isRuntimeVersion(value: unknown): boolean {
+  return isObject(value) && typeof value.specName === 'string' && Number.isInteger(value.specVersion) && Array.isArray(value.apis);
+}
+
+const registry = new TypeRegistry();
+
+/** The block hash of a header as the node sent it (blake2-256 of its SCALE encoding). */
+export function hashOfHeader(header: unknown): string | undefined {
+  try {
+    return registry.createType('Header', header).hash.toHex();
+  } catch {
+    return undefined;
+  }
+}
+
+type Check = (result: unknown, params: unknown[]) => boolean;
+
+/** Whether the result is of the method's type. Methods not listed here are never cached. */
+const SHAPES: Map<string, Check> = new Map<string, Check>([
+  ['chain_getBlockHash', isHash],
+  ['chain_getHeader', isHeader],
+  ['chain_getBlock', isSignedBlock],
+  ['state_getStorage', isHex],
+  ['state_getStorageAt', isHex],
+  ['state_getStorageHash', isHash],
+  ['state_getStorageHashAt', isHash],
+  ['state_getStorageSize', (result) => Number.isInteger(result) && (result as number) >= 0],
+  ['state_getStorageSizeAt', (result) => Number.isInteger(result) && (result as number) >= 0],
+  ['state_getMetadata', isHex],
+  ['state_getRuntimeVersion', isRuntimeVersion],
+  ['chain_getRuntimeVersion', isRuntimeVersion],
+  ['state_call', isHex],
+  ['state_callAt', isHex],
+  ['state_getKeysPaged', (result) => Array.isArray(result) && result.every(isHex)],
+  ['state_getKeysPagedAt', (result) => Array.isArray(result) && result.every(isHex)],
+  ['state_queryStorageAt', (result) => Array.isArray(result) && result.every((set) => isObject(set) && isHash(set.block) && Array.isArray(set.changes))],
+  ['payment_queryInfo', (result) => isObject(result) && 'partialFee' in result],
+  ['payment_queryFeeDetails', (result) => isObject(result) && 'inclusionFee' in result],
+  ['childstate_getStorage', isHex],
+]);
+
+export type Verdict = 'cache' | 'serve' | 'invalid';
+
+/**
+ * `cache`: of the right type and, for a block or header by hash, that very block.
+ * `serve`: of the right type but not provably the block asked for (chopsticks' made-up
+ * genesis hash) or empty: passed on, not kept. `invalid`: not an answer to this call.
+ */
+export function judge(method: string, params: unknown[], result: unknown): Verdict {
+  if (result === null || result === undefined) return 'serve'; // not there (yet): never kept
+  const check = SHAPES.get(method);
+  if (!check) return 'serve';
+  if (!check(result, params)) return 'invalid';
+  if (method === 'chain_getHeader' || method === 'chain_getBlock') {
+    const header = method === 'chain_getBlock' ? (result as { block: { header: unknown } }).block.header : result;
+    return hashOfHeader(header) === String(params[0]).toLowerCase() ? 'cache' : 'serve';
+  }
+  return 'cache';
+}
+
+/** Whether a result of this method has a shape to check (and so may be cached at all). */
+export function hasShape(method: string): boolean {
+  return SHAPES.has(method);
+}
