@@ -21,6 +21,8 @@ export interface NodeClientOptions {
 export type Hex = `0x${string}`;
 
 const PROBE_MS = 1000;
+/** A probe unanswered this long means a slow node, not a lost one: /health does not wait on it. */
+const PROBE_WAIT_MS = 250;
 
 export interface RpcHeader {
   parentHash: Hex;
@@ -93,7 +95,7 @@ export class NodeClient {
   /**
    * Whether the node answers at all: false only when the node (or the proxy in front
    * of it, which may be connected with no node behind it) says it is unavailable.
-   * A slow answer counts as reachable. Asked at most once per PROBE_MS, so /health
+   * An answer slower than PROBE_WAIT_MS counts as reachable. Asked at most once per PROBE_MS, so /health
    * polled hard costs the node next to nothing.
    */
   reachable(): Promise<boolean> {
@@ -104,7 +106,7 @@ export class NodeClient {
         () => true,
         (error: unknown) => !(error instanceof NodeUnavailableError),
       );
-      const slow = new Promise<boolean>((resolve) => setTimeout(() => resolve(true), PROBE_MS).unref());
+      const slow = new Promise<boolean>((resolve) => setTimeout(() => resolve(true), PROBE_WAIT_MS).unref());
       this.probe = { at: now, result: Promise.race([answer, slow]) };
     }
     return this.probe.result;

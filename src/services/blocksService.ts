@@ -11,6 +11,7 @@ import { ApiError, badRequest, notFound } from '../errors';
 import { NodeRpcError, type Hex, type NodeClient, type RpcHeader } from '../rpc/nodeClient';
 import { currentStats, wave } from '../rpc/requestStats';
 import { logsToJson, shapeBlock, type SidecarBlock, type SidecarExtrinsic } from './blockShape';
+import { FeeDetailsKnowledge } from './feeRules';
 import { resolveFees } from './fees';
 import type { FinalizedHead } from './finalizedHead';
 import type { RuntimeRegistry } from './runtimes';
@@ -82,6 +83,7 @@ function filterXcm(answer: BlockAnswer, paraId: number | undefined): BlockAnswer
 
 export class BlocksService {
   private readonly inFlight = new Map<string, Promise<BlockAnswer>>();
+  private readonly feeDetails = new FeeDetailsKnowledge();
 
   constructor(
     private readonly node: NodeClient,
@@ -204,12 +206,15 @@ export class BlocksService {
     const canonicalCheck =
       checkCanonical && number <= finalizedNumber ? this.hashOf(number).then((canonical) => canonical === hash) : Promise.resolve(true);
     const feeWork = isGenesis
-      ? Promise.resolve(0)
+      ? Promise.resolve()
       : resolveFees(block, body.extrinsics, facts, {
           node,
           registry,
           parentHash: block.header.parentHash.toHex(),
+          specName: version.specName,
+          specVersion: version.specVersion,
           hasTransactionPaymentApi: runtime.hasTransactionPaymentApi,
+          feeDetails: this.feeDetails,
           noFees: query.noFees,
         });
     const [canonical] = await wave([canonicalCheck, feeWork] as const);

@@ -1,37 +1,48 @@
 // Fee info per extrinsic, as sidecar reports it. Fees come from the
 // TransactionFeePaid event when the runtime emitted one (no RPC at all);
-// the rest are asked of the runtime at the parent block, all in one wave.
+// the rest are asked of the runtime at the parent block, all in one wave:
+// the estimate, and where the runtime's weights are one number, the fee
+// details that turn it into the fee actually charged (sidecar's postDispatch).
+import { calc_partial_fee } from '@substrate/calc';
 import type { TypeRegistry } from '@polkadot/types';
+import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, u8aToHex, u8aConcat } from '@polkadot/util';
-import type { Block } from '@polkadot/types/interfaces';
+import type { Block, FeeDetails, RuntimeDispatchInfo } from '@polkadot/types/interfaces';
 
-import type { Hex, NodeClient } from '../rpc/nodeClient';
+import { NodeRpcError, type Hex, type NodeClient } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
 import type { ExtrinsicFacts, SidecarExtrinsic } from './blockShape';
+import { feeRulesFor, type FeeDetailsKnowledge } from './feeRules';
 import { toSidecarJson } from './sanitize';
 
 export interface FeeContext {
   node: NodeClient;
   registry: TypeRegistry;
   parentHash: Hex;
+  specName: string;
+  specVersion: number;
   hasTransactionPaymentApi: boolean;
+  feeDetails: FeeDetailsKnowledge;
   noFees: boolean;
 }
 
-/** Fills `info` of every extrinsic in place. Returns how many runtime fee queries it made. */
-export async function resolveFees(block: Block, extrinsics: SidecarExtrinsic[], facts: ExtrinsicFacts[], context: FeeContext): Promise<number> {
+/** Fills `info` of every extrinsic in place, following sidecar's rules for the runtime. */
+export async function resolveFees(block: Block, extrinsics: SidecarExtrinsic[], facts: ExtrinsicFacts[], context: FeeContext): Promise<void> {
   // With noFees every `info` stays `{}`, as sidecar leaves it.
-  if (context.noFees) return 0;
+  if (context.noFees) return;
+  const { minCalcFeeRuntime } = feeRulesFor(context.specName);
   const pending: number[] = [];
   extrinsics.forEach((extrinsic, index) => {
     const fact = facts[index];
     if (!extrinsic.paysFee || !fact.isSigned) return;
-    if (!fact.hasCompletionEvent) {
+    if (minCalcFeeRuntime === null) {
+      extrinsic.info = { error: 'Fee calculation not supported for this network' };
+    } else if (minCalcFeeRuntime > context.specVersion) {
+      extrinsic.info = { error: `Fee calculation not supported for ${context.specVersion}#${context.specName}` };
+    } else if (!fact.hasCompletionEvent) {
       extrinsic.info = { error: 'Unable to find success or failure event for extrinsic' };
     } else if (!fact.completion) {
       extrinsic.info = { error: 'Success or failure event for extrinsic does not specify weight' };
-    } else if (!context.hasTransactionPaymentApi) {
-      extrinsic.info = { error: 'Rpc method payment::queryInfo is not available' };
     } else if (fact.completion.feeFromEvent !== undefined) {
       extrinsic.info = {
         weight: toSidecarJson(fact.completion.weight),
@@ -43,28 +54,82 @@ export async function resolveFees(block: Block, extrinsics: SidecarExtrinsic[], 
       pending.push(index);
     }
   });
-  if (pending.length === 0) return 0;
+  if (pending.length === 0) return;
 
-  const answers = await wave(
-    pending.map((index) => {
-      const bytes = block.extrinsics[index].toU8a();
-      const length = context.registry.createType('u32', bytes.length).toU8a();
-      return context.node.call('TransactionPaymentApi_query_info', u8aToHex(u8aConcat(bytes, length)), context.parentHash);
-    }),
-  );
-  pending.forEach((index, i) => {
-    const info = context.registry.createType('RuntimeDispatchInfo', hexToU8a(answers[i]));
-    const completion = facts[index].completion;
-    // Sidecar v18 then tries queryFeeDetails for a post-dispatch fee, but its
-    // fee calculator cannot parse a two-dimensional weight, so on every
-    // current runtime it keeps the pre-dispatch estimate. We report the same
-    // value without the wasted call.
-    extrinsics[index].info = {
-      weight: toSidecarJson(completion?.weight),
-      class: toSidecarJson(info.class),
-      partialFee: info.partialFee.toString(10),
-      kind: 'preDispatch',
-    };
+  // One wave: every estimate and, where the post-dispatch fee can be computed, every fee detail.
+  const support = context.feeDetails.support(context.specName, context.specVersion);
+  const queries = pending.map((index) => {
+    const weight = facts[index].completion!.weight;
+    // A two-dimensional weight (refTime, proofSize) has no single number to scale the fee by: sidecar keeps the estimate.
+    const wantDetails = support !== 'notAvailable' && !isTwoDimensional(weight);
+    const extrinsic = block.extrinsics[index];
+    return Promise.all([
+      queryInfo(context, extrinsic.toU8a()),
+      wantDetails ? queryFeeDetails(context, extrinsic.toU8a()).catch(() => undefined) : Promise.resolve(undefined),
+    ]);
   });
-  return pending.length;
+  let answers: Awaited<(typeof queries)[number]>[];
+  try {
+    answers = await wave(queries);
+  } catch (error) {
+    // A runtime without the API on a node without the fee RPC: nowhere to ask, said per extrinsic as sidecar does.
+    if (context.hasTransactionPaymentApi || !(error instanceof NodeRpcError) || !/-32601|not found/i.test(error.message)) throw error;
+    for (const index of pending) extrinsics[index].info = { error: 'Rpc method payment::queryInfo is not available' };
+    return;
+  }
+  pending.forEach((index, i) => {
+    const [info, details] = answers[i];
+    const completion = facts[index].completion!;
+    let partialFee = info.partialFee.toString(10);
+    let kind = 'preDispatch';
+    if (details) {
+      const actual = completion.weight.toString();
+      const estimated = refTime(info.weight);
+      const inclusion = details.inclusionFee;
+      partialFee = inclusion.isSome
+        ? calc_partial_fee(inclusion.unwrap().baseFee.toString(), inclusion.unwrap().lenFee.toString(), inclusion.unwrap().adjustedWeightFee.toString(), estimated, actual)
+        : '0';
+      kind = 'postDispatch';
+    } else if (support === 'unknown' && !isTwoDimensional(completion.weight)) {
+      context.feeDetails.learnWithout(context.specName, context.specVersion);
+    }
+    extrinsics[index].info = { weight: toSidecarJson(completion.weight), class: toSidecarJson(info.class), partialFee, kind };
+  });
+}
+
+function isTwoDimensional(weight: Codec): boolean {
+  return (weight as unknown as { refTime?: unknown }).refTime !== undefined;
+}
+
+function refTime(weight: Codec): string {
+  const twoDimensional = (weight as unknown as { refTime?: { unwrap(): Codec } }).refTime;
+  return twoDimensional ? twoDimensional.unwrap().toString() : weight.toString();
+}
+
+/** The runtime call's argument: the extrinsic and its length. */
+function callData(context: FeeContext, bytes: Uint8Array): Hex {
+  return u8aToHex(u8aConcat(bytes, context.registry.createType('u32', bytes.length).toU8a()));
+}
+
+/**
+ * The pre-dispatch estimate, from the runtime at the parent; a runtime that does
+ * not declare the API is asked through the node's `payment_queryInfo`, as sidecar
+ * means to (its v18 answers 500 there by a bug).
+ */
+async function queryInfo(context: FeeContext, bytes: Uint8Array): Promise<RuntimeDispatchInfo> {
+  if (context.hasTransactionPaymentApi) {
+    const answer = await context.node.call('TransactionPaymentApi_query_info', callData(context, bytes), context.parentHash);
+    return context.registry.createType('RuntimeDispatchInfo', hexToU8a(answer));
+  }
+  const answer = await context.node.send<Record<string, unknown>>('payment_queryInfo', [u8aToHex(bytes), context.parentHash]);
+  return context.registry.createType('RuntimeDispatchInfo', answer);
+}
+
+async function queryFeeDetails(context: FeeContext, bytes: Uint8Array): Promise<FeeDetails> {
+  if (context.hasTransactionPaymentApi) {
+    const answer = await context.node.call('TransactionPaymentApi_query_fee_details', callData(context, bytes), context.parentHash);
+    return context.registry.createType('FeeDetails', hexToU8a(answer));
+  }
+  const answer = await context.node.send<Record<string, unknown>>('payment_queryFeeDetails', [u8aToHex(bytes), context.parentHash]);
+  return context.registry.createType('FeeDetails', answer);
 }
