@@ -19,6 +19,8 @@ export interface Config {
   trustedProxies: number;
   /** How many of the newest finalized blocks to build ahead of requests; 0: none. */
   prebuildBlocks: number;
+  /** Reject query parameters a route does not use (sidecar ignores them). */
+  strictParams: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -28,7 +30,7 @@ export const CONFIG_VARIABLES = [
   'FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_HOST', 'SAS_EXPRESS_BIND_HOST', 'FASTCAR_PORT', 'SAS_EXPRESS_PORT',
   'FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL', 'FASTCAR_RPC_TIMEOUT_MS', 'FASTCAR_CACHE_MAX_BYTES', 'REDIS_URL', 'FASTCAR_REDIS_URL',
   'FASTCAR_REDIS_TTL_SECONDS', 'DEVNET_PORT', 'WORKERS', 'FASTCAR_WORKERS',
-  'FASTCAR_RATE_LIMIT_PER_IP', 'FASTCAR_TRUSTED_PROXIES', 'FASTCAR_PREBUILD_BLOCKS',
+  'FASTCAR_RATE_LIMIT_PER_IP', 'FASTCAR_TRUSTED_PROXIES', 'FASTCAR_PREBUILD_BLOCKS', 'FASTCAR_STRICT_PARAMS',
 ] as const;
 
 type Env = Record<string, string | undefined>;
@@ -49,6 +51,13 @@ function integer(env: Env, names: string[], fallback: number, min: number, max: 
     throw new ConfigError(`${names[0]}=${raw} is not valid: use a whole number from ${min} to ${max}`);
   }
   return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = pick(env, name);
+  if (raw === undefined) return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name}=${raw} is not valid: use true or false`);
+  return raw === 'true';
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -76,6 +85,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerIp: integer(env, ['FASTCAR_RATE_LIMIT_PER_IP'], 0, 0, 1_000_000),
     trustedProxies: integer(env, ['FASTCAR_TRUSTED_PROXIES'], 0, 0, 10),
     prebuildBlocks: integer(env, ['FASTCAR_PREBUILD_BLOCKS'], 4, 0, 64),
+    strictParams: boolean(env, 'FASTCAR_STRICT_PARAMS', false),
   };
 }
 
@@ -101,6 +111,9 @@ Environment (sidecar's names work too):
                                          at most this many per advance (default 4; 0: off)
   FASTCAR_RATE_LIMIT_PER_IP              requests per second per client address, bursts up
                                          to one second's worth; beyond: 429 (default 0: off)
+  FASTCAR_STRICT_PARAMS                  true: query parameters a route does not use get a
+                                         400 (default false: ignored, as sidecar does, and
+                                         named in the X-Ignored-Params header)
   FASTCAR_TRUSTED_PROXIES                balancers in front that append X-Forwarded-For,
                                          so the client address is read from it (default 0)
 

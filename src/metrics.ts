@@ -36,6 +36,10 @@ export class Metrics {
     this.gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
   }
 
+  counter(name: string, help: string): Counter {
+    return new Counter({ name, help, registers: [this.registry] });
+  }
+
   /** A gauge read at scrape time. */
   gauge(name: string, help: string, read: () => number): void {
     new Gauge({

@@ -64,7 +64,9 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     };
   };
   blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
-  const app = createApp({ logger, metrics, routers: [blocksRouter(blocks)], health });
+  const ignoredParams = metrics.counter('fastcar_ignored_query_params_total', 'Query parameters sent to a route that does not use them (ignored, as sidecar does)');
+  const router = blocksRouter(blocks, { strictParams: config.strictParams, onIgnoredParams: (count) => ignoredParams.inc(count) });
+  const app = createApp({ logger, metrics, routers: [router], health });
   const pacer = new RequestPacer();
   metrics.gauge('fastcar_requests_queued', 'Requests read but not yet started', () => pacer.queued);
   const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;

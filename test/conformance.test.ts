@@ -71,6 +71,14 @@ it('matches sidecar on docs, hash ids, headers, head, ranges, single extrinsics 
   await compare('/blocks/head/header?finalized=false');
   await compare('/blocks?range=0-30');
   await compare(`/blocks?range=${manifest.blocks.big - 1}-${manifest.blocks.big + 1}&noFees=true`);
+  // Parameters a route does not use are ignored, as sidecar ignores them.
+  await compare(`/blocks/${manifest.blocks.batches}?finalized=true`);
+  await compare('/blocks/head/header?eventDocs=true');
+  await compare(`/blocks/${manifest.blocks.transfers}/header?noFees=true`);
+  // Block ids as sidecar's parsing takes them: pinned so that nothing drifts.
+  for (const id of ['-0', '1.0', '%201', '1e1', '+3']) await compare(`/blocks/${id}`);
+  await compare('/blocks?range=0x1-0x5');
+  await compare('/blocks?range=1.0-3');
 }, 600_000);
 
 it('agrees with sidecar on the status and message of requests both reject', async () => {

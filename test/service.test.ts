@@ -180,7 +180,6 @@ describe('bad input', () => {
     ['/blocks?range=abc', 400],
     ['/blocks', 400],
     ['/blocks/1?noFees=maybe', 400],
-    ['/blocks/1?nofees=true', 400],
     ['/blocks/1?noFees=true&noFees=false', 400],
     ['/blocks/1/extrinsics/-1', 400],
     ['/blocks/1/extrinsics/5000', 400],
@@ -195,6 +194,30 @@ describe('bad input', () => {
     expect(response.body).toEqual({ code: status, message: expect.any(String) });
     expect(response.text).not.toMatch(/at .+\.(ts|js):\d+/);
     expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('ignores parameters a route does not use, as sidecar does, and says so', async () => {
+    const plain = await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}`);
+    const extra = await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}?finalized=true&nofees=true`);
+    expect(extra.status).toBe(200);
+    expect(extra.text).toBe(plain.text);
+    expect(extra.headers.get('x-ignored-params')).toBe('finalized, nofees');
+    expect(plain.headers.get('x-ignored-params')).toBeNull();
+    const metrics = await (await fetch(`${fastcar.url}/metrics`)).text();
+    expect(metrics).toMatch(/^fastcar_ignored_query_params_total [1-9]\d*$/m);
+    // A malformed value of a parameter the route uses is still refused.
+    expect((await getJson(`${fastcar.url}/blocks/1?noFees=maybe&finalized=true`)).status).toBe(400);
+  });
+
+  it('refuses parameters a route does not use in strict mode', async () => {
+    const strict = await startFastcarOn(devnet.wsUrl, { FASTCAR_STRICT_PARAMS: 'true', FASTCAR_PREBUILD_BLOCKS: '0' });
+    try {
+      const answer = await getJson(`${strict.url}/blocks/${manifest.blocks.transfers}?finalized=true`);
+      expect(answer.status).toBe(400);
+      expect((answer.body as { message: string }).message).toContain('Unknown query parameter: finalized.');
+    } finally {
+      await strict.close();
+    }
   });
 
   it('answers an oversized URL with JSON too', async () => {

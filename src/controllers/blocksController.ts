@@ -3,7 +3,7 @@
 import { Router, type Request, type Response } from 'express';
 
 import { queryKey, withFinalizedTag, type BlockAnswer, type BlocksService } from '../services/blocksService';
-import { blockQuery, parseBlockId, parseFlags, parseIndex, parseParaId, parseRange } from './params';
+import { blockQuery, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, unusedParams } from './params';
 import { sendJson, streamJsonArray } from './sendJson';
 
 const BLOCK_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId'] as const;
@@ -29,8 +29,36 @@ async function* mapAsync<T, U>(items: AsyncIterable<T>, map: (item: T) => U): As
   for await (const item of items) yield map(item);
 }
 
-export function blocksRouter(service: BlocksService): Router {
+export interface BlocksRouterOptions {
+  /** Reject query parameters a route does not use, instead of ignoring them as sidecar does. */
+  strictParams: boolean;
+  /** Told how many parameters a request had that its route ignored. */
+  onIgnoredParams?: (count: number) => void;
+}
+
+/** Names as they may appear in a response header: plain characters, a few, short. */
+function headerList(names: string[]): string {
+  return names
+    .slice(0, 10)
+    .map((name) => name.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40))
+    .filter(Boolean)
+    .join(', ');
+}
+
+export function blocksRouter(service: BlocksService, options: BlocksRouterOptions = { strictParams: false }): Router {
   const router = Router();
+
+  /** The route's flags; what it does not use is named in X-Ignored-Params (or, strict, a 400). */
+  const parseFlags = <K extends string>(req: Request, allowed: readonly K[]): Record<K, boolean | undefined> => {
+    const flags = parseFlagsOf(req, allowed, options.strictParams);
+    const ignored = unusedParams(req, allowed);
+    if (ignored.length > 0) {
+      const names = headerList(ignored);
+      if (names) req.res?.setHeader('X-Ignored-Params', names);
+      options.onIgnoredParams?.(ignored.length);
+    }
+    return flags;
+  };
 
   const resolveId = async (raw: string) => {
     const id = parseBlockId(raw);

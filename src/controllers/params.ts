@@ -61,19 +61,27 @@ export function parseParaId(raw: unknown): number | undefined {
   return value;
 }
 
+const nameOf = (name: string) => (name === 'noFee' ? 'noFees' : name);
+
+/** The query parameters a route does not use (sidecar ignores them). */
+export function unusedParams(req: Request, allowed: readonly string[]): string[] {
+  return Object.keys(req.query).filter((name) => !allowed.includes(nameOf(name)));
+}
+
 /**
- * Reads the boolean query flags a route accepts. Unknown parameters and
- * values other than true/false are rejected: a typo must not silently change
- * the answer (sidecar ignores unknown names and a bad `noFees`).
+ * Reads the boolean query flags a route accepts. Values other than true/false
+ * are rejected: a malformed value must not silently change the answer (sidecar
+ * treats a bad `noFees` as false). Parameters the route does not use are
+ * ignored, as sidecar ignores them, or with `strict` rejected.
  */
-export function parseFlags<K extends string>(req: Request, allowed: readonly K[]): Record<K, boolean | undefined> {
+export function parseFlags<K extends string>(req: Request, allowed: readonly K[], strict = true): Record<K, boolean | undefined> {
   const flags = {} as Record<K, boolean | undefined>;
   const errors: string[] = [];
   for (const [name, value] of Object.entries(req.query)) {
-    const key = (name === 'noFee' ? 'noFees' : name) as K;
+    const key = nameOf(name) as K;
     if (NOT_FLAGS.has(key) && allowed.includes(key)) continue; // read by parseRange, parseParaId
     if (!allowed.includes(key)) {
-      errors.push(`Unknown query parameter: ${name}.`);
+      if (strict) errors.push(`Unknown query parameter: ${name}.`);
       continue;
     }
     const text = typeof value === 'string' ? value.toLowerCase() : '';
