@@ -4,7 +4,22 @@ import { readFileSync } from 'node:fs';
 
 import { ConfigError } from '../config';
 
-export interface ProxyConfig {
+/** What one client may take of the proxy. */
+export interface ProxyLimits {
+  /** Calls in one batch; a larger batch is refused whole. */
+  maxBatchSize: number;
+  /** Calls of one connection in flight at once. */
+  maxInFlightPerConnection: number;
+  /** Messages of one WebSocket waiting to start before the proxy stops reading it. */
+  maxQueuedPerConnection: number;
+  maxSubscriptionsPerConnection: number;
+  maxConnections: number;
+  /** Time for an HTTP client to send its headers, and its whole request. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+export interface ProxyConfig extends ProxyLimits {
   upstreams: string[];
   host: string;
   port: number;
@@ -16,13 +31,6 @@ export interface ProxyConfig {
   maxLagBlocks: number;
   healthIntervalMs: number;
   logLevel: string;
-  maxBatchSize: number;
-  maxInFlightPerConnection: number;
-  maxQueuedPerConnection: number;
-  maxSubscriptionsPerConnection: number;
-  maxConnections: number;
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
   /** Methods let through beyond the safe defaults: exact names or `prefix_*`. */
   allowMethods: string[];
   /** Methods refused even if safe by default. */

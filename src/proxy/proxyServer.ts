@@ -19,22 +19,9 @@ import { decide } from './cachePolicy';
 import { FairScheduler, LaneClosedError, type Lane } from './fairScheduler';
 import { failure, parseMessage, readCall, RpcCode, RpcFailure, success, type RpcCall, type RpcResponse } from './jsonRpc';
 import { MethodPolicy, type MethodPolicyOptions, type SubscriptionKind } from './methods';
+import type { ProxyLimits } from './proxyConfig';
 import { judge, type Verdict } from './resultShapes';
 import { asUpstreamError, NoUpstreamError, UpstreamRpcError, type UpstreamPool } from './upstreams';
-
-export interface ProxyLimits {
-  /** Calls in one batch; a larger batch is refused whole. */
-  maxBatchSize: number;
-  /** Calls of one connection in flight at once. */
-  maxInFlightPerConnection: number;
-  /** Messages of one WebSocket waiting to start before the proxy stops reading it. */
-  maxQueuedPerConnection: number;
-  maxSubscriptionsPerConnection: number;
-  maxConnections: number;
-  /** Time for an HTTP client to send its headers, and its whole request. */
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-}
 
 export interface ProxyOptions extends ProxyLimits {
   host: string;

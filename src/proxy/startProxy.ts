@@ -14,20 +14,7 @@ export async function startProxy(config: ProxyConfig, logger: Logger): Promise<{
   await pool.start();
   const proxy = new RpcProxy(
     pool,
-    {
-      host: config.host,
-      port: config.port,
-      cacheMaxBytes: config.cacheMaxBytes,
-      maxBodyBytes: config.maxBodyBytes,
-      maxBatchSize: config.maxBatchSize,
-      maxInFlightPerConnection: config.maxInFlightPerConnection,
-      maxQueuedPerConnection: config.maxQueuedPerConnection,
-      maxSubscriptionsPerConnection: config.maxSubscriptionsPerConnection,
-      maxConnections: config.maxConnections,
-      headersTimeoutMs: config.headersTimeoutMs,
-      requestTimeoutMs: config.requestTimeoutMs,
-      methods: { allow: config.allowMethods, deny: config.denyMethods },
-    },
+    { ...config, methods: { allow: config.allowMethods, deny: config.denyMethods } },
     logger,
   );
   const address = await proxy.listen();

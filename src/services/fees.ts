@@ -112,24 +112,21 @@ function callData(context: FeeContext, bytes: Uint8Array): Hex {
 }
 
 /**
- * The pre-dispatch estimate, from the runtime at the parent; a runtime that does
- * not declare the API is asked through the node's `payment_queryInfo`, as sidecar
- * means to (its v18 answers 500 there by a bug).
+ * Asks the runtime at the parent about one extrinsic: through its API where it
+ * declares one, else through the node's payment RPC (JSON), as sidecar means to
+ * (its v18 answers 500 there by a bug).
  */
-async function queryInfo(context: FeeContext, bytes: Uint8Array): Promise<RuntimeDispatchInfo> {
-  if (context.hasTransactionPaymentApi) {
-    const answer = await context.node.call('TransactionPaymentApi_query_info', callData(context, bytes), context.parentHash);
-    return context.registry.createType('RuntimeDispatchInfo', hexToU8a(answer));
-  }
-  const answer = await context.node.send<Record<string, unknown>>('payment_queryInfo', [u8aToHex(bytes), context.parentHash]);
-  return context.registry.createType('RuntimeDispatchInfo', answer);
+async function askRuntime<T>(context: FeeContext, bytes: Uint8Array, call: string, rpc: string, type: 'RuntimeDispatchInfo' | 'FeeDetails'): Promise<T> {
+  const answer = context.hasTransactionPaymentApi
+    ? hexToU8a(await context.node.call(call, callData(context, bytes), context.parentHash))
+    : await context.node.send<Record<string, unknown>>(rpc, [u8aToHex(bytes), context.parentHash]);
+  return context.registry.createType(type, answer) as unknown as T;
 }
 
-async function queryFeeDetails(context: FeeContext, bytes: Uint8Array): Promise<FeeDetails> {
-  if (context.hasTransactionPaymentApi) {
-    const answer = await context.node.call('TransactionPaymentApi_query_fee_details', callData(context, bytes), context.parentHash);
-    return context.registry.createType('FeeDetails', hexToU8a(answer));
-  }
-  const answer = await context.node.send<Record<string, unknown>>('payment_queryFeeDetails', [u8aToHex(bytes), context.parentHash]);
-  return context.registry.createType('FeeDetails', answer);
-}
+/** The pre-dispatch estimate. */
+const queryInfo = (context: FeeContext, bytes: Uint8Array) =>
+  askRuntime<RuntimeDispatchInfo>(context, bytes, 'TransactionPaymentApi_query_info', 'payment_queryInfo', 'RuntimeDispatchInfo');
+
+/** What the fee is made of, to scale it to the weight actually used. */
+const queryFeeDetails = (context: FeeContext, bytes: Uint8Array) =>
+  askRuntime<FeeDetails>(context, bytes, 'TransactionPaymentApi_query_fee_details', 'payment_queryFeeDetails', 'FeeDetails');
