@@ -17,6 +17,8 @@ export interface DevnetOptions {
   dbPath: string;
   /** Continue from the newest block in the database (false: start from genesis). */
   resume: boolean;
+  /** A runtime file put in place at the head, as a runtime upgrade enacted by the head block would. */
+  wasmOverride?: string;
 }
 
 export interface Devnet {
@@ -69,6 +71,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       resume: options.resume,
       'build-block-mode': BuildBlockMode.Manual,
       'runtime-log-level': 0,
+      ...(options.wasmOverride ? { 'wasm-override': options.wasmOverride } : {}),
     } as Parameters<typeof setupWithServer>[0]);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

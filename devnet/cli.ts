@@ -55,7 +55,7 @@ export async function seedStoredChain(): Promise<SeedManifest> {
  * Serves the stored chain from a copy, so the committed database is never
  * written to; seeds it first when it is missing or out of date.
  */
-export async function serveStoredChain(port: number): Promise<{ devnet: Devnet; manifest: SeedManifest }> {
+export async function serveStoredChain(port: number, options: { wasmOverride?: string } = {}): Promise<{ devnet: Devnet; manifest: SeedManifest }> {
   if (!storedChainIsCurrent()) {
     process.stderr.write('devnet: the stored chain is missing or out of date; seeding it (about 10 minutes, once)\n');
     await seedStoredChain();
@@ -64,7 +64,7 @@ export async function serveStoredChain(port: number): Promise<{ devnet: Devnet; 
   const scratchDir = mkdtempSync(join(tmpdir(), 'fastcar-devnet-'));
   const dbPath = join(scratchDir, 'devnet.sqlite');
   copyFileSync(CHAIN_DB_PATH, dbPath);
-  const devnet = await startDevnet({ port, dbPath, resume: true });
+  const devnet = await startDevnet({ port, dbPath, resume: true, wasmOverride: options.wasmOverride });
   if (devnet.chain.head.number !== manifest.head.number) {
     await devnet.close();
     throw new DevnetSetupError(

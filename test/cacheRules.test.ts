@@ -56,7 +56,7 @@ afterAll(async () => {
 it('caches a finalized block and its height: the second ask costs nothing', async () => {
   const [first, firstStats] = await counted(() => service.block({ kind: 'number', number: FINALIZED }, query));
   expect(first).toMatchObject({ finalized: true, immutable: true, fromCache: false });
-  expect(firstStats).toMatchObject({ rpcCalls: 5, waves: 2 });
+  expect(firstStats).toMatchObject({ rpcCalls: 6, waves: 2 });
   const [again, againStats] = await counted(() => service.block({ kind: 'number', number: FINALIZED }, query));
   expect(again).toMatchObject({ finalized: true, fromCache: true, json: first.json });
   expect(againStats).toMatchObject({ rpcCalls: 0, waves: 0 });

@@ -148,11 +148,17 @@ export class BlocksService {
    * called finalized, as sidecar checks; a number id is canonical by definition.
    */
   async block(id: BlockId, query: BlockQuery): Promise<BlockAnswer> {
-    const hash = await this.resolve(id);
-    return this.blockAt(hash, query, id.kind === 'hash');
+    if (id.kind === 'hash') return this.blockAt(id.hash, query, true);
+    // The parent's hash in the same wave: a block is decoded with the runtime at its parent.
+    const [hash, parentHash] = await wave([
+      this.hashOf(id.number),
+      id.number > 0 ? this.hashOf(id.number - 1).catch(() => undefined) : Promise.resolve(undefined),
+    ] as const);
+    return this.blockAt(hash, query, false, parentHash);
   }
 
-  async blockAt(hash: Hex, query: BlockQuery, checkCanonical: boolean): Promise<BlockAnswer> {
+  /** `parentHash`, when the caller knows it, lets the parent's runtime version come in the first wave. */
+  async blockAt(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHash?: Hex): Promise<BlockAnswer> {
     const key = `b:${hash}:${queryKey(query)}`;
     const cached = await this.cache.get(key);
     const stats = currentStats();
@@ -162,7 +168,7 @@ export class BlocksService {
     const flightKey = `${key}:${Number(checkCanonical)}`;
     let pending = this.inFlight.get(flightKey);
     if (!pending) {
-      pending = this.build(hash, query, checkCanonical).finally(() => this.inFlight.delete(flightKey));
+      pending = this.build(hash, query, checkCanonical, parentHash).finally(() => this.inFlight.delete(flightKey));
       this.inFlight.set(flightKey, pending);
     }
     const answer = await pending;
@@ -170,21 +176,35 @@ export class BlocksService {
     return filterXcm(answer, query.paraId);
   }
 
-  private async build(hash: Hex, query: BlockQuery, checkCanonical: boolean): Promise<BlockAnswer> {
+  private async build(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHint?: Hex): Promise<BlockAnswer> {
     const { node } = this;
-    // Wave 1: everything that needs only the hash.
-    const [rpcBlock, eventsHex, version, validatorsHex, finalizedNumber] = await wave([
+    // Wave 1: everything that needs only the hash (and the parent's hash, when known).
+    const [rpcBlock, eventsHex, hintedVersion, validatorsHex, finalizedNumber] = await wave([
       node.getBlock(hash),
       node.getStorage(SYSTEM_EVENTS_KEY, hash).catch((error: unknown) => {
         if (error instanceof NodeRpcError) return undefined; // state pruned: reported, never cached
         throw error;
       }),
-      node.getRuntimeVersion(hash),
+      parentHint ? node.getRuntimeVersion(parentHint) : Promise.resolve(undefined),
       node.getStorage(SESSION_VALIDATORS_KEY, hash).catch(() => null),
       this.finalized.current(),
     ] as const);
     if (!rpcBlock) throw unknownBlock(hash);
-    const runtime = await this.runtimes.get(version, hash);
+    const number = parseInt(rpcBlock.block.header.number, 16);
+    // A block was executed, and its events encoded, by the runtime of its parent's state: the
+    // block that enacts an upgrade already reports the new one in its own. Genesis has only its own.
+    const parentHash = rpcBlock.block.header.parentHash;
+    const decodedAt = number === 0 ? hash : parentHash;
+
+    // Wave 2 (a hash id, or a parent that moved under us): the runtime version there and,
+    // for a hash id, whether the block is on the canonical chain.
+    const canonicalCheck =
+      checkCanonical && number <= finalizedNumber ? this.hashOf(number).then((canonical) => canonical === hash) : Promise.resolve(true);
+    const [version, canonical] = await wave([
+      hintedVersion && parentHint === decodedAt ? Promise.resolve(hintedVersion) : node.getRuntimeVersion(decodedAt),
+      canonicalCheck,
+    ] as const);
+    const runtime = await this.runtimes.get(version, decodedAt);
     const { registry } = runtime;
 
     const block = registry.createType('Block', rpcBlock.block) as Block;
@@ -198,13 +218,9 @@ export class BlocksService {
       eventsHex === undefined ? null : (registry.createType('Vec<EventRecord>', eventsHex ? hexToU8a(eventsHex) : new Uint8Array()) as unknown as EventRecord[]);
     const validators = validatorsHex ? (registry.createType('Vec<AccountId>', hexToU8a(validatorsHex)) as unknown as AccountId[]) : [];
     const { body, facts } = shapeBlock(registry, hash, block, events, validators, query);
-    const number = block.header.number.unwrap().toNumber();
     const isGenesis = block.header.parentHash.isEmpty;
 
-    // Wave 2: fee queries at the parent (only for fees no event reported) and, for a
-    // hash id, whether the block is on the canonical chain.
-    const canonicalCheck =
-      checkCanonical && number <= finalizedNumber ? this.hashOf(number).then((canonical) => canonical === hash) : Promise.resolve(true);
+    // Last wave, only for fees no event reported: the runtime's answers at the parent.
     const feeWork = isGenesis
       ? Promise.resolve()
       : resolveFees(block, body.extrinsics, facts, {
@@ -217,7 +233,7 @@ export class BlocksService {
           feeDetails: this.feeDetails,
           noFees: query.noFees,
         });
-    const [canonical] = await wave([canonicalCheck, feeWork] as const);
+    await feeWork;
 
     const finalized = canonical && number <= finalizedNumber;
     return {

@@ -1,0 +1,85 @@
+// A runtime upgrade on the devnet: the head block (210) enacts it (its own state
+// reports the new runtime, as chopsticks' wasm override puts it there), the block
+// after it is the first one the new runtime executes. Each block must be decoded
+// with the runtime of its parent, as sidecar does: the upgrade block's events were
+// encoded by the old runtime. The new runtime differs in its spec version and in
+// one event's docs, which `eventDocs` shows.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { Devnet } from '../devnet/chain';
+import type { Fastcar } from '../src/server';
+import { getJson, startFastcarOn, startSidecar, type Peer } from './support/peers';
+import { serveStoredChain } from '../devnet/cli';
+import { upgradedDevnetRuntime } from './support/runtimeUpgrade';
+
+const OLD_DOC = 'An extrinsic completed successfully.';
+const NEW_DOC = 'An extrinsic completed successfullY.';
+
+let scratch: string;
+let devnet: Devnet;
+let upgradeAt: number;
+let newSpecVersion: number;
+let fastcar: Fastcar;
+let sidecar: Peer;
+
+beforeAll(async () => {
+  const upgraded = upgradedDevnetRuntime(OLD_DOC, NEW_DOC);
+  newSpecVersion = upgraded.specVersion;
+  scratch = mkdtempSync(join(tmpdir(), 'fastcar-upgrade-'));
+  const wasmPath = join(scratch, 'upgraded.wasm');
+  writeFileSync(wasmPath, upgraded.code);
+  let manifest;
+  ({ devnet, manifest } = await serveStoredChain(0, { wasmOverride: wasmPath }));
+  upgradeAt = manifest.head.number;
+  await devnet.chain.newBlock(); // the first block of the new runtime
+  [fastcar, sidecar] = await Promise.all([startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' }), startSidecar(devnet.wsUrl)]);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all([fastcar?.close(), sidecar?.stop()]);
+  await devnet?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function specVersionAt(number: number): Promise<number> {
+  const call = (method: string, params: unknown[]) =>
+    fetch(devnet.httpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+      .then((r) => r.json() as Promise<{ result: unknown }>)
+      .then((r) => r.result);
+  const hash = await call('chain_getBlockHash', [number]);
+  return ((await call('state_getRuntimeVersion', [hash])) as { specVersion: number }).specVersion;
+}
+
+it('is a real upgrade: the enacting block reports the new runtime, its parent the old', async () => {
+  expect(await specVersionAt(upgradeAt)).toBe(newSpecVersion);
+  expect(await specVersionAt(upgradeAt + 1)).toBe(newSpecVersion);
+  expect(await specVersionAt(upgradeAt - 1)).toBe(newSpecVersion - 1);
+});
+
+it('decodes the enacting block with the old runtime and the next one with the new', async () => {
+  const docsOf = async (id: number | string) => {
+    const { status, text } = await getJson(`${fastcar.url}/blocks/${id}?eventDocs=true`);
+    expect(status).toBe(200);
+    return { old: text.includes(OLD_DOC), new: text.includes(NEW_DOC) };
+  };
+  expect(await docsOf(upgradeAt - 1)).toEqual({ old: true, new: false });
+  expect(await docsOf(upgradeAt)).toEqual({ old: true, new: false });
+  expect(await docsOf(upgradeAt + 1)).toEqual({ old: false, new: true });
+  const hash = ((await getJson(`${fastcar.url}/blocks/${upgradeAt}/header`)).body as { hash?: string; parentHash: string }).parentHash;
+  expect(hash).toMatch(/^0x/);
+});
+
+it('answers both blocks as sidecar does, by number and by hash', async () => {
+  for (const number of [upgradeAt, upgradeAt + 1]) {
+    for (const query of ['?eventDocs=true&extrinsicDocs=true', '']) {
+      const [ours, theirs] = await Promise.all([getJson(`${fastcar.url}/blocks/${number}${query}`), getJson(`${sidecar.url}/blocks/${number}${query}`)]);
+      expect([number, query, ours.status]).toEqual([number, query, theirs.status]);
+      expect(ours.body).toEqual(theirs.body);
+      const hash = (ours.body as { hash: string }).hash;
+      const byHash = await getJson(`${fastcar.url}/blocks/${hash}${query}`);
+      expect(byHash.body).toEqual(theirs.body);
+    }
+  }
+}, 120_000);
