@@ -5,7 +5,7 @@ import '../devnet/quiet';
 import autocannon from 'autocannon';
 
 import { serveStoredChain } from '../devnet/cli';
-import { peakRssMb, startFastcarProcess } from './processes';
+import { peakRssMb, startFastcarProcess } from '../harness/processes';
 
 function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);

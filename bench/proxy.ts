@@ -11,7 +11,7 @@ import { serveStoredChain } from '../devnet/cli';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
-import { startFastcarOn } from '../test/support/peers';
+import { startFastcarOn } from '../harness/fastcar';
 
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 1000) / 1000;

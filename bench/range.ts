@@ -8,8 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { serveStoredChain } from '../devnet/cli';
-import { startSidecar, type Peer } from '../test/support/peers';
-import { peakRssMb, rssMb, startFastcarProcess } from './processes';
+import { startSidecar, type Peer, peakRssMb, rssMb, startFastcarProcess } from '../harness/processes';
 
 interface RangeFigures {
   service: string;

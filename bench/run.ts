@@ -10,13 +10,12 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 
 import { serveStoredChain } from '../devnet/cli';
-import { freePort, startSidecar } from '../test/support/peers';
+import { freePort, startSidecar, peakRssMb, startFastcarProcess } from '../harness/processes';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 import { renderChart } from './chart';
-import { peakRssMb, startFastcarProcess } from './processes';
-import { startRelay, type Relay } from './relay';
+import { startRelay, type Relay } from '../harness/relay';
 
 interface Options {
   duration: number;

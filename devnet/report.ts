@@ -2,7 +2,9 @@
 // how long sidecar takes for the biggest seeded block. Printed, not asserted.
 
 import './quiet';
-import { getJson, startFastcarOn, startSidecar } from '../test/support/peers';
+import { getJson } from '../harness/http';
+import { startFastcarOn } from '../harness/fastcar';
+import { startSidecar } from '../harness/processes';
 import { serveStoredChain } from './cli';
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {

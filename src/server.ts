@@ -1,7 +1,7 @@
 // Wires the layers together: node client -> services -> controllers -> HTTP.
 import { createServer, type Server } from 'node:http';
 
-import { createApp } from './app';
+import { createApp } from './http/app';
 import { RedisStore } from './cache/redisStore';
 import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
@@ -13,15 +13,13 @@ import { BlocksService } from './services/blocksService';
 import { FinalizedHead } from './services/finalizedHead';
 import { Prebuilder } from './services/prebuilder';
 import { RuntimeRegistry } from './services/runtimes';
-import { rateLimited, RateLimiter } from './rateLimit';
-import { paced, RequestPacer } from './requestPacer';
+import { rateLimited, RateLimiter } from './http/rateLimit';
+import { HotAnswers } from './http/hotAnswers';
+import { paced, RequestPacer } from './http/requestPacer';
 
 export interface Fastcar {
   url: string;
   server: Server;
-  node: NodeClient;
-  cache: TieredCache;
-  blocks: BlocksService;
   close(): Promise<void>;
 }
 
@@ -40,6 +38,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:1:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
   const cache = new TieredCache(config.cacheMaxBytes, redis);
   metrics = new Metrics(cache);
+  metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
   const finalized = new FinalizedHead(node);
   await finalized.start();
   const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache, genesis);
@@ -65,13 +64,20 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   };
   blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
   const ignoredParams = metrics.counter('fastcar_ignored_query_params_total', 'Query parameters sent to a route that does not use them (ignored, as sidecar does)');
-  const router = blocksRouter(blocks, { strictParams: config.strictParams, onIgnoredParams: (count) => ignoredParams.inc(count) });
+  // A quarter of the cache budget, at most 64 MB, for finalized answers kept as wire bytes.
+  const hot = new HotAnswers(Math.min(64 * 1024 * 1024, Math.floor(config.cacheMaxBytes / 4)));
+  metrics.gauge('fastcar_hot_answers', 'Finalized answers kept as wire bytes for the warm path', () => hot.entries);
+  const router = blocksRouter(blocks, {
+    strictParams: config.strictParams,
+    onIgnoredParams: (count) => ignoredParams.inc(count),
+    onImmutableAnswer: config.cacheMaxBytes > 1 ? (url, json, etag) => hot.remember(url, json, etag) : undefined,
+  });
   const app = createApp({ logger, metrics, routers: [router], health });
   const pacer = new RequestPacer();
   metrics.gauge('fastcar_requests_queued', 'Requests read but not yet started', () => pacer.queued);
   const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;
   if (limiter) metrics.gauge('fastcar_rate_limited', 'Requests refused with 429 since start', () => limiter.rejected);
-  const listener = paced(app, pacer);
+  const listener = paced(hot.listener(app, metrics, logger), pacer);
   const server = createServer(limiter ? rateLimited(listener, limiter, config.trustedProxies) : listener);
   // Bursts of new connections (a load balancer warming up, a thousand clients at once)
   // must queue in the kernel, not be dropped into SYN retries.
@@ -101,9 +107,6 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   return {
     url,
     server,
-    node,
-    cache,
-    blocks,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -8,7 +8,7 @@ import { BlocksService } from '../src/services/blocksService';
 import { FinalizedHead } from '../src/services/finalizedHead';
 import { RuntimeRegistry } from '../src/services/runtimes';
 import type { Devnet } from '../devnet/chain';
-import { startDevnet } from './support/peers';
+import { startDevnet } from './support/devnet';
 
 class HeldBackFinalized extends FinalizedHead {
   constructor(

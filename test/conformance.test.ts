@@ -3,7 +3,10 @@
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
-import { getJson, startDevnet, startFastcarOn, startSidecar, type Peer } from './support/peers';
+import { startDevnet } from './support/devnet';
+import { getJson } from '../harness/http';
+import { startSidecar, type Peer } from '../harness/processes';
+import { startFastcarOn } from '../harness/fastcar';
 
 let devnet: Devnet;
 let manifest: SeedManifest;

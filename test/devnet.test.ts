@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { loadRuntime } from '../devnet/genesis';
 import { storedChainIsCurrent } from '../devnet/cli';
-import { freePort } from './support/peers';
+import { freePort } from '../harness/processes';
 
 const root = join(__dirname, '..');
 

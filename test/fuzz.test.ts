@@ -3,7 +3,8 @@
 // The generator is seeded, so a failure names a reproducible input.
 import type { Devnet } from '../devnet/chain';
 import type { Fastcar } from '../src/server';
-import { startDevnet, startFastcarOn } from './support/peers';
+import { startDevnet } from './support/devnet';
+import { startFastcarOn } from '../harness/fastcar';
 
 let devnet: Devnet;
 let fastcar: Fastcar;

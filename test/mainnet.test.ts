@@ -2,7 +2,8 @@
 // recorded blocks, events, runtimes and fee answers (test/fixtures/mainnet)
 // must give the answers sidecar recorded from live nodes, field for field.
 import type { Fastcar } from '../src/server';
-import { getJson, startFastcarOn } from './support/peers';
+import { getJson } from '../harness/http';
+import { startFastcarOn } from '../harness/fastcar';
 import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from './support/recordedNode';
 
 let recording: Recording;

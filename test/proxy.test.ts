@@ -9,7 +9,9 @@ import type { RpcProxy } from '../src/proxy/proxyServer';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 import type { UpstreamPool } from '../src/proxy/upstreams';
-import { getJson, startDevnet, startFastcarOn } from './support/peers';
+import { startDevnet } from './support/devnet';
+import { getJson } from '../harness/http';
+import { startFastcarOn } from '../harness/fastcar';
 
 let nodeA: Devnet;
 let nodeB: Devnet;

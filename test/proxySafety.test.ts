@@ -10,7 +10,7 @@ import { proxyConfigFor, type ProxyConfig } from '../src/proxy/proxyConfig';
 import type { RpcProxy } from '../src/proxy/proxyServer';
 import { startProxy } from '../src/proxy/startProxy';
 import { chainHandler, startFakeNode, type FakeNode } from './support/fakeNode';
-import { startProxyProcess, type Peer } from './support/peers';
+import { startProxyProcess, type Peer } from '../harness/processes';
 
 type Answer = { jsonrpc: string; id: unknown; result?: unknown; error?: { code: number; message: string } };
 

@@ -5,8 +5,10 @@ import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
 import { RANGE_WINDOW } from '../src/services/blocksService';
-import { startRelay, type Relay } from '../bench/relay';
-import { getJson, startDevnet, startFastcarOn } from './support/peers';
+import { startRelay, type Relay } from '../harness/relay';
+import { startDevnet } from './support/devnet';
+import { getJson } from '../harness/http';
+import { startFastcarOn } from '../harness/fastcar';
 
 let devnet: Devnet;
 let manifest: SeedManifest;

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 
 import type { Devnet } from '../devnet/chain';
 import type { Fastcar } from '../src/server';
-import { getJson, startFastcarOn, startSidecar, type Peer } from './support/peers';
+import { getJson } from '../harness/http';
+import { startSidecar, type Peer } from '../harness/processes';
+import { startFastcarOn } from '../harness/fastcar';
 import { serveStoredChain } from '../devnet/cli';
 import { upgradedDevnetRuntime } from './support/runtimeUpgrade';
 

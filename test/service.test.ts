@@ -4,7 +4,10 @@
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
-import { getJson, startDevnet, startFastcarOn, startRedis, type Peer } from './support/peers';
+import { startDevnet } from './support/devnet';
+import { getJson } from '../harness/http';
+import { startRedis, type Peer } from '../harness/processes';
+import { startFastcarOn } from '../harness/fastcar';
 
 let devnet: Devnet;
 let manifest: SeedManifest;
@@ -73,6 +76,31 @@ describe('RPC plan', () => {
 });
 
 describe('HTTP caching', () => {
+  it('answers a finalized block again from its wire bytes: same body, headers, 304 and compressed forms', async () => {
+    const path = `${fastcar.url}/blocks/${manifest.blocks.multisigApprove}?eventDocs=true`;
+    const first = await getJson(path);
+    const kept = async () => Number(/^fastcar_hot_answers (\d+)$/m.exec(await (await fetch(`${fastcar.url}/metrics`)).text())?.[1]);
+    const before = await kept();
+    expect(before).toBeGreaterThan(0);
+    const again = await getJson(path);
+    expect(again.text).toBe(first.text);
+    expect(cost(again.headers)).toEqual({ calls: 0, waves: 0, cache: 'hit' });
+    for (const name of ['etag', 'cache-control', 'content-type', 'vary']) expect([name, again.headers.get(name)]).toEqual([name, first.headers.get(name)]);
+    expect(await kept()).toBe(before);
+    const notModified = await fetch(path, { headers: { 'If-None-Match': first.headers.get('etag')! } });
+    expect(notModified.status).toBe(304);
+    for (const encoding of ['br', 'gzip']) {
+      const compressed = await fetch(path, { headers: { 'Accept-Encoding': encoding } });
+      expect(compressed.headers.get('content-encoding')).toBe(encoding);
+      expect(await compressed.text()).toBe(first.text); // fetch decodes it
+    }
+    // A URL with a parameter the route ignores is not kept under that URL.
+    const odd = await getJson(`${path}&unused=1`);
+    expect(odd.text).toBe(first.text);
+    expect(await kept()).toBe(before);
+  });
+
+
   it('announces finalized blocks as immutable with an ETag and answers If-None-Match with 304', async () => {
     const path = `${fastcar.url}/blocks/${manifest.blocks.proxyCall}`;
     const first = await getJson(path);

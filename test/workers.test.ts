@@ -4,7 +4,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 import type { Devnet } from '../devnet/chain';
-import { freePort, getJson, startDevnet } from './support/peers';
+import { startDevnet } from './support/devnet';
+import { getJson } from '../harness/http';
+import { freePort } from '../harness/processes';
 
 let devnet: Devnet;
 
@@ -16,8 +18,9 @@ afterAll(async () => {
   await devnet?.close();
 });
 
-it('runs the configured number of workers on one port', async () => {
+it('runs the configured number of workers on one port, and stops them all', async () => {
   const port = await freePort();
+  let workers: number[] = [];
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'src', 'main.ts')], {
     env: { ...process.env, WORKERS: '2', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -31,7 +34,7 @@ it('runs the configured number of workers on one port', async () => {
       });
       child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
     });
-    const workers = execFileSync('pgrep', ['-P', String(child.pid), '-f', 'main.ts']).toString().trim().split('\n');
+    workers = execFileSync('pgrep', ['-P', String(child.pid), '-f', 'main.ts']).toString().trim().split('\n').map(Number);
     expect(workers).toHaveLength(2);
     const answers = await Promise.all(Array.from({ length: 10 }, () => getJson(`http://127.0.0.1:${port}/blocks/3/header`)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
@@ -40,4 +43,17 @@ it('runs the configured number of workers on one port', async () => {
     child.kill('SIGTERM');
     await exited;
   }
+  // The stop signal took the whole group down: no worker outlives the primary.
+  const deadline = Date.now() + 10_000;
+  while (workers.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(workers.filter(isAlive)).toEqual([]);
 }, 120_000);
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

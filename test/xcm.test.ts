@@ -8,7 +8,9 @@ import { ApiPromise, WsProvider } from '@polkadot/api';
 
 import type { Devnet } from '../devnet/chain';
 import type { Fastcar } from '../src/server';
-import { getJson, startDevnet, startFastcarOn } from './support/peers';
+import { startDevnet } from './support/devnet';
+import { getJson } from '../harness/http';
+import { startFastcarOn } from '../harness/fastcar';
 
 let devnet: Devnet;
 let api: ApiPromise;

@@ -63,7 +63,4 @@ export class TieredCache {
     });
   }
 
-  clear(): void {
-    this.lru.clear();
-  }
 }

@@ -2,9 +2,10 @@
 // talks to the node.
 import { Router, type Request, type Response } from 'express';
 
-import { queryKey, withFinalizedTag, type BlockAnswer, type BlocksService } from '../services/blocksService';
+import { queryKey, withFinalizedTag, type BlockAnswer } from '../services/blockAnswer';
+import type { BlocksService } from '../services/blocksService';
 import { blockQuery, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, unusedParams } from './params';
-import { sendJson, streamJsonArray } from './sendJson';
+import { sendJson, streamJsonArray } from '../http/sendJson';
 
 const BLOCK_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId'] as const;
 const HEAD_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId'] as const;
@@ -34,6 +35,8 @@ export interface BlocksRouterOptions {
   strictParams: boolean;
   /** Told how many parameters a request had that its route ignored. */
   onIgnoredParams?: (count: number) => void;
+  /** Told of every finalized block answer sent, with the URL it answered (kept for the warm path). */
+  onImmutableAnswer?: (url: string, json: string, etag: string) => void;
 }
 
 /** Names as they may appear in a response header: plain characters, a few, short. */
@@ -93,7 +96,11 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const answer = await service.block(id, query);
     const includeTag = flags.finalizedKey !== false;
     const variant = `${queryKey(query)}${Number(includeTag)}${query.decodedXcmMsgs ? `-${query.paraId ?? 0}` : ''}`;
-    await sendJson(res, withFinalizedTag(answer, includeTag), answer.immutable, blockEtag(answer, variant));
+    const json = withFinalizedTag(answer, includeTag);
+    const etag = blockEtag(answer, variant);
+    await sendJson(res, json, answer.immutable, etag);
+    // Only answers the URL alone determines: none that named parameters this route ignores.
+    if (answer.immutable && !res.hasHeader('X-Ignored-Params')) options.onImmutableAnswer?.(req.originalUrl, json, etag);
   };
 
   const getHeadHeader: Handler = async (req, res) => {

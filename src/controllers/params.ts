@@ -3,7 +3,7 @@
 import type { Request } from 'express';
 
 import { badRequest } from '../errors';
-import type { BlockId, BlockQuery } from '../services/blocksService';
+import type { BlockId, BlockQuery } from '../services/blockAnswer';
 
 export const MAX_RANGE = 500;
 const U32_MAX = 0xffff_ffff;

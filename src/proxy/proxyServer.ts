@@ -14,6 +14,7 @@ import { LRUCache } from 'lru-cache';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
 
+import { SingleFlight } from '../cache/singleFlight';
 import type { Logger } from '../logger';
 import { decide } from './cachePolicy';
 import { FairScheduler, LaneClosedError, type Lane } from './fairScheduler';
@@ -21,7 +22,7 @@ import { failure, parseMessage, readCall, RpcCode, RpcFailure, success, type Rpc
 import { MethodPolicy, type MethodPolicyOptions, type SubscriptionKind } from './methods';
 import type { ProxyLimits } from './proxyConfig';
 import { judge, type Verdict } from './resultShapes';
-import { asUpstreamError, NoUpstreamError, UpstreamRpcError, type UpstreamPool } from './upstreams';
+import { NoUpstreamError, UpstreamRpcError, type UpstreamPool } from './upstreams';
 
 export interface ProxyOptions extends ProxyLimits {
   host: string;
@@ -56,7 +57,7 @@ const HEARTBEAT_MS = 30_000;
 export class RpcProxy {
   readonly metrics = new Registry();
   private readonly cache: LRUCache<string, string>;
-  private readonly inFlight = new Map<string, Promise<{ result: unknown; verdict: Verdict }>>();
+  private readonly calls = new SingleFlight<{ result: unknown; verdict: Verdict }>();
   private readonly shared = new Map<string, SharedSubscription>();
   private readonly policy: MethodPolicy;
   private readonly scheduler: FairScheduler;
@@ -140,7 +141,7 @@ export class RpcProxy {
     for (const client of this.wss?.clients ?? []) client.close(1001, 'proxy shutting down');
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server?.closeAllConnections();
-    await Promise.all([...this.inFlight.values()].map((call) => call.catch(() => undefined)));
+    await this.calls.drain();
     await this.pool.close();
   }
 
@@ -335,13 +336,9 @@ export class RpcProxy {
       return this.pool.call(method, params, { retry: mergeKey !== undefined, minFinalized, judge: verdictOf });
     };
     if (!mergeKey) return (await send()).result;
-    let pending = this.inFlight.get(mergeKey);
-    if (pending) this.merged.inc();
-    else {
-      pending = send().finally(() => this.inFlight.delete(mergeKey));
-      this.inFlight.set(mergeKey, pending);
-    }
-    const { result, verdict } = await pending;
+    const { promise, joined } = this.calls.run(mergeKey, send);
+    if (joined) this.merged.inc();
+    const { result, verdict } = await promise;
     if (cacheKey && verdict === 'cache' && !this.cache.has(cacheKey)) this.cache.set(cacheKey, JSON.stringify(result));
     return result;
   }
@@ -422,17 +419,11 @@ export class RpcProxy {
     const upstream = this.pool.subscriptionUpstream();
     if (!upstream) throw new NoUpstreamError('no node is available');
     this.upstreamCalls.inc();
-    let id: string | number;
     try {
-      id = await upstream.provider.subscribe(kind.notification, method, params, (error: Error | null, result: unknown) => {
-        if (!error) onResult(result);
-      });
+      return await upstream.subscribe(kind.notification, method, kind.unsubscribe, params, onResult);
     } catch (error) {
-      throw asUpstreamError(error) ?? new NoUpstreamError((error as Error)?.message ?? String(error));
+      throw error instanceof UpstreamRpcError ? error : new NoUpstreamError((error as Error)?.message ?? String(error));
     }
-    return async () => {
-      await upstream.provider.unsubscribe(kind.notification, kind.unsubscribe, id).catch(() => undefined);
-    };
   }
 
   private newSubscriptionId(): string {

@@ -40,7 +40,7 @@ export interface UpstreamOptions {
 }
 
 export class Upstream {
-  readonly provider: WsProvider;
+  private readonly provider: WsProvider;
   outstanding = 0;
   bestNumber = -1;
   finalizedNumber = -1;
@@ -60,7 +60,7 @@ export class Upstream {
   }
 
   get available(): boolean {
-    return this.provider.isConnected && this.healthy && Date.now() >= this.backoffUntil;
+    return this.connected && this.healthy && Date.now() >= this.backoffUntil;
   }
 
   /** Fewer is better; queued calls count as outstanding. */
@@ -97,6 +97,34 @@ export class Upstream {
   private backOff() {
     this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), 10_000);
     this.backoffUntil = Date.now() + this.backoffMs;
+  }
+
+  /** Whether the socket to the node is open. */
+  get connected(): boolean {
+    return this.provider.isConnected;
+  }
+
+  /** Resolves once the first connection is open. */
+  get ready(): Promise<unknown> {
+    return this.provider.isReady;
+  }
+
+  /**
+   * Subscribes at this node; a JSON-RPC error from it comes back as UpstreamRpcError.
+   * Resolves to the function that ends the subscription.
+   */
+  async subscribe(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: unknown) => void): Promise<() => Promise<void>> {
+    let id: string | number;
+    try {
+      id = await this.provider.subscribe(notification, method, params, (error: Error | null, value: unknown) => {
+        if (!error) onValue(value);
+      });
+    } catch (error) {
+      throw asUpstreamError(error) ?? error;
+    }
+    return async () => {
+      await this.provider.unsubscribe(notification, unsubscribeMethod, id).catch(() => undefined);
+    };
   }
 
   /** Counts an answer that was not an answer to the call (the call goes to another node). */
@@ -152,14 +180,14 @@ export class UpstreamPool {
   }
 
   async start(): Promise<void> {
-    await Promise.race(this.upstreams.map((upstream) => upstream.provider.isReady));
+    await Promise.race(this.upstreams.map((upstream) => upstream.ready));
     await this.checkHealth();
     this.timer = setInterval(() => void this.checkHealth(), this.options.healthIntervalMs);
     this.timer.unref();
   }
 
   private async checkHealth(): Promise<void> {
-    await Promise.all(this.upstreams.filter((u) => u.provider.isConnected).map((u) => u.checkHealth()));
+    await Promise.all(this.upstreams.filter((u) => u.connected).map((u) => u.checkHealth()));
     const best = Math.max(...this.upstreams.map((u) => u.bestNumber));
     for (const upstream of this.upstreams) {
       if (upstream.bestNumber >= 0 && best - upstream.bestNumber > this.options.maxLagBlocks) upstream.healthy = false;

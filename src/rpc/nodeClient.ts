@@ -45,7 +45,7 @@ export interface RpcRuntimeVersion {
 }
 
 export class NodeClient {
-  readonly provider: ProviderInterface;
+  private readonly provider: ProviderInterface;
   private readonly timeoutMs: number;
   private readonly onCall?: (method: string) => void;
   private readonly onError?: (method: string) => void;
@@ -61,8 +61,31 @@ export class NodeClient {
     this.onError = options.onError;
   }
 
+  /** Calls sent and not yet answered or given up by the transport (a WebSocket only). */
+  get pendingRequests(): number {
+    return this.provider instanceof WsProvider ? this.provider.stats.active.requests : 0;
+  }
+
   get isConnected(): boolean {
     return this.provider.isConnected;
+  }
+
+  /** Whether the transport can hold subscriptions (a WebSocket can, HTTP cannot). */
+  get hasSubscriptions(): boolean {
+    return this.provider.hasSubscriptions;
+  }
+
+  /**
+   * Subscribes to `method`'s notifications; the provider renews the subscription by
+   * itself after a reconnect. Resolves to the function that ends it.
+   */
+  async subscribe<T>(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: T) => void): Promise<() => Promise<void>> {
+    const id = await this.provider.subscribe(notification, method, params, (error: Error | null, value: T) => {
+      if (!error && value !== undefined && value !== null) onValue(value);
+    });
+    return async () => {
+      await this.provider.unsubscribe(notification, unsubscribeMethod, id);
+    };
   }
 
   async ready(): Promise<void> {

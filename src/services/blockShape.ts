@@ -1,5 +1,5 @@
 // Pure shaping: a decoded block and its events become sidecar's block JSON.
-// No I/O here, so it is tested on recorded devnet data alone.
+// No I/O here, so it is tested on recorded data alone (test/unit/blockShape.test.ts).
 import { extractAuthor } from '@polkadot/api-derive/type/util';
 import { GenericCall, type TypeRegistry } from '@polkadot/types';
 import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';

@@ -6,6 +6,7 @@ import { TypeRegistry } from '@polkadot/types';
 import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';
 import { hexToU8a } from '@polkadot/util';
 
+import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
 import { ApiError, badRequest, notFound } from '../errors';
 import { NodeRpcError, type Hex, type NodeClient, type RpcHeader } from '../rpc/nodeClient';
@@ -16,73 +17,15 @@ import { resolveFees } from './fees';
 import type { FinalizedHead } from './finalizedHead';
 import type { RuntimeRegistry } from './runtimes';
 import { toSidecarJson } from './sanitize';
-import { forParachain, xcmMessages, type XcmMessages } from './xcm';
-
-export type BlockId = { kind: 'number'; number: number } | { kind: 'hash'; hash: Hex };
-
-export interface BlockQuery {
-  eventDocs: boolean;
-  extrinsicDocs: boolean;
-  noFees: boolean;
-  decodedXcmMsgs: boolean;
-  /** Keep only the XCM messages this parachain sent (with decodedXcmMsgs). */
-  paraId?: number;
-}
-
-/** A block answer: its JSON without the `finalized` field, which the caller appends. */
-export interface BlockAnswer {
-  hash: Hex;
-  number: number;
-  /** The block body serialized, ending in `}`, without `finalized`. */
-  json: string;
-  /** `decodedXcmMsgs` serialized, when asked for: sidecar lists it after `finalized`. */
-  xcm?: string;
-  finalized: boolean;
-  /** Whether the answer can never change: finalized, canonical, complete. */
-  immutable: boolean;
-  fromCache: boolean;
-}
+import { xcmMessages } from './xcm';
+import { filterXcm, fromCached, queryKey, toCached, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
 
 const headerRegistry = new TypeRegistry();
 /** Blocks of one range built at once: enough to keep the node busy, few enough to bound memory and calls. */
 export const RANGE_WINDOW = 8;
 
-/** The options that change a block's JSON, as a short key (cache keys, ETags). */
-export function queryKey(query: BlockQuery): string {
-  return `${Number(query.eventDocs)}${Number(query.extrinsicDocs)}${Number(query.noFees)}${Number(query.decodedXcmMsgs)}`;
-}
-
-/** The answer as sent: the body, then `finalized` unless left out, then `decodedXcmMsgs` if asked for. */
-export function withFinalizedTag(answer: Pick<BlockAnswer, 'json' | 'finalized' | 'xcm'>, include: boolean): string {
-  if (!include && answer.xcm === undefined) return answer.json;
-  const tag = include ? `,"finalized":${answer.finalized}` : '';
-  const xcm = answer.xcm === undefined ? '' : `,"decodedXcmMsgs":${answer.xcm}`;
-  return `${answer.json.slice(0, -1)}${tag}${xcm}}`;
-}
-
-// A cached answer with its XCM messages holds both, split by a newline, which
-// JSON.stringify never writes.
-const XCM_SEPARATOR = '\n';
-
-function toCached(answer: BlockAnswer): string {
-  return answer.xcm === undefined ? answer.json : `${answer.json}${XCM_SEPARATOR}${answer.xcm}`;
-}
-
-function fromCached(hash: Hex, cached: string, hasXcm: boolean): BlockAnswer {
-  // Searched from the end, and only where the key says it is there: block answers run to megabytes.
-  const split = hasXcm ? cached.lastIndexOf(XCM_SEPARATOR) : -1;
-  const json = split < 0 ? cached : cached.slice(0, split);
-  const xcm = split < 0 ? undefined : cached.slice(split + 1);
-  return { hash, number: numberFromJson(json), json, xcm, finalized: true, immutable: true, fromCache: true };
-}
-
-function filterXcm(answer: BlockAnswer, paraId: number | undefined): BlockAnswer {
-  if (answer.xcm === undefined || !paraId) return answer;
-  return { ...answer, xcm: JSON.stringify(forParachain(JSON.parse(answer.xcm) as XcmMessages, paraId)) };
-}
-
 export class BlocksService {
-  private readonly inFlight = new Map<string, Promise<BlockAnswer>>();
+  private readonly builds = new SingleFlight<BlockAnswer>();
   private readonly feeDetails = new FeeDetailsKnowledge();
 
   constructor(
@@ -149,9 +92,13 @@ export class BlocksService {
    */
   async block(id: BlockId, query: BlockQuery): Promise<BlockAnswer> {
     if (id.kind === 'hash') return this.blockAt(id.hash, query, true);
-    // The parent's hash in the same wave: a block is decoded with the runtime at its parent.
+    // A finalized height's hash and answer are cached: a warm request needs nothing else.
+    const knownHash = (await this.cache.get(`h:${id.number}`)) as Hex | undefined;
+    const cached = knownHash && (await this.cache.get(answerKey(knownHash, query)));
+    if (knownHash && cached) return this.cachedAnswer(knownHash, cached, query);
+    // To build: the parent's hash in the same wave, since a block is decoded with the runtime at its parent.
     const [hash, parentHash] = await wave([
-      this.hashOf(id.number),
+      knownHash ? Promise.resolve(knownHash) : this.hashOf(id.number),
       id.number > 0 ? this.hashOf(id.number - 1).catch(() => undefined) : Promise.resolve(undefined),
     ] as const);
     return this.blockAt(hash, query, false, parentHash);
@@ -159,21 +106,22 @@ export class BlocksService {
 
   /** `parentHash`, when the caller knows it, lets the parent's runtime version come in the first wave. */
   async blockAt(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHash?: Hex): Promise<BlockAnswer> {
-    const key = `b:${hash}:${queryKey(query)}`;
+    const key = answerKey(hash, query);
     const cached = await this.cache.get(key);
+    if (cached) return this.cachedAnswer(hash, cached, query);
     const stats = currentStats();
-    if (stats) stats.cache = cached ? 'hit' : 'miss';
-    if (cached) return filterXcm(fromCached(hash, cached, query.decodedXcmMsgs), query.paraId);
+    if (stats) stats.cache = 'miss';
     // Identical concurrent requests share one build.
-    const flightKey = `${key}:${Number(checkCanonical)}`;
-    let pending = this.inFlight.get(flightKey);
-    if (!pending) {
-      pending = this.build(hash, query, checkCanonical, parentHash).finally(() => this.inFlight.delete(flightKey));
-      this.inFlight.set(flightKey, pending);
-    }
-    const answer = await pending;
+    const { promise } = this.builds.run(`${key}:${Number(checkCanonical)}`, () => this.build(hash, query, checkCanonical, parentHash));
+    const answer = await promise;
     if (answer.immutable) this.cache.set(key, toCached(answer));
     return filterXcm(answer, query.paraId);
+  }
+
+  private cachedAnswer(hash: Hex, cached: string, query: BlockQuery): BlockAnswer {
+    const stats = currentStats();
+    if (stats) stats.cache = 'hit';
+    return filterXcm(fromCached(hash, cached, query.decodedXcmMsgs), query.paraId);
   }
 
   private async build(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHint?: Hex): Promise<BlockAnswer> {
@@ -310,17 +258,16 @@ export function headerHash(header: RpcHeader): Hex {
   return headerRegistry.createType('Header', header).hash.toHex();
 }
 
+function answerKey(hash: Hex, query: BlockQuery): string {
+  return `b:${hash}:${queryKey(query)}`;
+}
+
 function beyondHeadError(head: number): ApiError {
   return badRequest(`Specified block number is larger than the current largest block. The largest known block number is ${head}.`);
 }
 
 function unknownBlock(hash: Hex): ApiError {
   return notFound(`No block with hash ${hash} is known to the node.`);
-}
-
-function numberFromJson(json: string): number {
-  const match = /^\{"number":"(\d+)"/.exec(json);
-  return match ? Number(match[1]) : -1;
 }
 
 // twox128("System") ++ twox128("Events") and twox128("Session") ++ twox128("Validators"):

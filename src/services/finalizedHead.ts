@@ -11,13 +11,11 @@ export class FinalizedHead {
   constructor(private readonly node: NodeClient) {}
 
   async start(): Promise<void> {
-    const { provider } = this.node;
-    if (!provider.hasSubscriptions || this.subscribed) return;
+    if (!this.node.hasSubscriptions || this.subscribed) return;
     this.subscribed = true;
-    // The provider renews the subscription by itself after a reconnect.
-    await provider.subscribe('chain_finalizedHead', 'chain_subscribeFinalizedHeads', [], (error: Error | null, header: RpcHeader) => {
-      if (!error && header) this.update(parseInt(header.number, 16));
-    });
+    await this.node.subscribe<RpcHeader>('chain_finalizedHead', 'chain_subscribeFinalizedHeads', 'chain_unsubscribeFinalizedHeads', [], (header) =>
+      this.update(parseInt(header.number, 16)),
+    );
   }
 
   private update(number: number) {

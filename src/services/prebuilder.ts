@@ -2,7 +2,8 @@
 // indexers poll for the newest block the moment it is finalized; with this, that
 // first request is a cache hit instead of a build.
 import type { Logger } from '../logger';
-import type { BlockQuery, BlocksService } from './blocksService';
+import type { BlockQuery } from './blockAnswer';
+import type { BlocksService } from './blocksService';
 
 /** What a client asks for when it passes no options. */
 const DEFAULT_QUERY: BlockQuery = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };

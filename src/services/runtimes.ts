@@ -40,10 +40,6 @@ export class RuntimeRegistry {
     return runtime;
   }
 
-  get size(): number {
-    return this.runtimes.size;
-  }
-
   private async load(version: RpcRuntimeVersion, at: Hex): Promise<Runtime> {
     this.chainProperties ??= this.node.send<Record<string, unknown>>('system_properties', []);
     this.chainName ??= this.node.send<string>('system_chain', []);

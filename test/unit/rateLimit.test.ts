@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-import { clientAddress, RateLimiter } from '../../src/rateLimit';
+import { clientAddress, RateLimiter } from '../../src/http/rateLimit';
 
 describe('RateLimiter', () => {
   const limiter = new RateLimiter(4);

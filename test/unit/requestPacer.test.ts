@@ -1,9 +1,4 @@
-import { RequestPacer } from '../../src/requestPacer';
-
-function busy(ms: number) {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
-}
+import { RequestPacer } from '../../src/http/requestPacer';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -18,7 +13,9 @@ describe('RequestPacer', () => {
   });
 
   it('lets the event loop turn between batches while a backlog remains', async () => {
-    const pacer = new RequestPacer(5);
+    // A clock that only the requests move: each costs 0.25 ms, whatever this machine does.
+    let clock = 0;
+    const pacer = new RequestPacer(5, () => clock);
     let started = 0;
     const seenByOtherWork: number[] = [];
     // Other I/O, here stood in for by immediates, must get a turn every few milliseconds.
@@ -30,7 +27,7 @@ describe('RequestPacer', () => {
       pacer.enqueue(
         () => {
           started++;
-          busy(0.25);
+          clock += 0.25;
         },
         () => false,
       );
@@ -42,8 +39,9 @@ describe('RequestPacer', () => {
     // 400 requests of 0.25 ms with 5 ms turns: many turns, none running the whole queue.
     expect(batches.length).toBeGreaterThan(10);
     expect(Math.max(...batches)).toBeLessThan(200);
-    // Once the cost is learned, a turn holds about 5 ms of work (20 such requests).
-    expect(batches.at(-2)).toBeLessThanOrEqual(40);
+    // As the cost is learned, a turn comes to hold about 5 ms of work: 20 such requests.
+    expect(batches.at(-2)).toBeGreaterThanOrEqual(20);
+    expect(batches.at(-2)).toBeLessThanOrEqual(25);
   });
 
   it('starts a lone request on the next turn, not later', async () => {

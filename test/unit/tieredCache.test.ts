@@ -1,6 +1,6 @@
 import { RedisStore } from '../../src/cache/redisStore';
 import { TieredCache } from '../../src/cache/tieredCache';
-import { freePort } from '../support/peers';
+import { freePort } from '../../harness/processes';
 
 describe('TieredCache', () => {
   it('stays within its byte bound by evicting the least recently used', async () => {

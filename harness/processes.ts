@@ -1,17 +1,13 @@
-// Starts the real things the tests and benchmarks talk to: the devnet, the
-// reference substrate-api-sidecar, fastcar itself, and a Redis server.
-import '../../devnet/quiet';
+// Processes the tests and the benchmarks both start: the reference sidecar,
+// Redis, fastcar and the proxy in processes of their own, as users run them;
+// free ports; the memory a process reached. One home, so that test/ and bench/
+// need not import each other.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 
-
-import { serveStoredChain } from '../../devnet/cli';
-import type { Devnet } from '../../devnet/chain';
-import type { SeedManifest } from '../../devnet/seed';
-import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/logger';
-import { startFastcar, type Fastcar } from '../../src/server';
+const ROOT = join(__dirname, '..');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -33,10 +29,6 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: n
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`${what} did not come up within ${timeoutMs} ms`);
-}
-
-export async function startDevnet(): Promise<{ devnet: Devnet; manifest: SeedManifest }> {
-  return serveStoredChain(0);
 }
 
 export interface Peer {
@@ -77,7 +69,7 @@ export async function startRedis(): Promise<Peer & { port: number }> {
     'redis-server',
     () =>
       new Promise((resolve) => {
-        const socket = require('node:net').connect(port, '127.0.0.1');
+        const socket = connect(port, '127.0.0.1');
         socket.once('connect', () => {
           socket.end();
           resolve(true);
@@ -93,8 +85,7 @@ export async function startRedis(): Promise<Peer & { port: number }> {
 /** The caching JSON-RPC proxy in a process of its own (from source), as an operator runs it. */
 export async function startProxyProcess(upstreams: string[], env: Record<string, string> = {}): Promise<Peer & { port: number; child: ChildProcess }> {
   const port = await freePort();
-  const root = join(__dirname, '..', '..');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts'), 'proxy'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'proxy'], {
     env: { ...process.env, PROXY_UPSTREAMS: upstreams.join(','), PROXY_PORT: String(port), PROXY_LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -107,19 +98,42 @@ export async function startProxyProcess(upstreams: string[], env: Record<string,
   return { url: `http://127.0.0.1:${port}`, port, pid: child.pid ?? 0, child, stop: () => stopChild(child) };
 }
 
-export async function startFastcarOn(nodeUrl: string, env: Record<string, string> = {}): Promise<Fastcar> {
-  const config = loadConfig({ FASTCAR_PORT: '0', FASTCAR_LOG_LEVEL: 'silent', ...env });
-  return startFastcar({ ...config, nodeUrl }, createLogger(config.logLevel));
+function statusMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
 }
 
-export async function getJson(url: string, headers: Record<string, string> = {}) {
-  const response = await fetch(url, { headers });
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: response.status, headers: response.headers, body, text };
+/** VmHWM: the most resident memory the process has had, in MB (0 once it is gone). */
+export const peakRssMb = (pid: number) => statusMb(pid, 'VmHWM');
+/** VmRSS: resident memory now, in MB (0 once the process is gone). */
+export const rssMb = (pid: number) => statusMb(pid, 'VmRSS');
+
+/**
+ * fastcar in a process of its own, as a user runs it: from the build, or from the
+ * TypeScript sources (for tests, which do not build).
+ */
+export async function startFastcarProcess(nodeUrl: string, env: Record<string, string> = {}, fromSource = false): Promise<Peer> {
+  const port = await freePort();
+    const args = fromSource ? ['--import', 'tsx', join(ROOT, 'src', 'main.ts')] : [join(ROOT, 'dist', 'src', 'main.js')];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('fastcar ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`fastcar exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
 }

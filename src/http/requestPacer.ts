@@ -21,8 +21,14 @@ export class RequestPacer {
   private lastDrainAt = 0;
   private lastBatch = 0;
 
-  /** @param turnMs the length of loop turn to aim for while requests are queued */
-  constructor(private readonly turnMs = 5) {}
+  /**
+   * @param turnMs the length of loop turn to aim for while requests are queued
+   * @param now the clock in milliseconds (tests pass their own)
+   */
+  constructor(
+    private readonly turnMs = 5,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   get queued(): number {
     return this.waiting.length - this.next;
@@ -44,7 +50,7 @@ export class RequestPacer {
     // Most of a request's work runs after its start returns (promise continuations,
     // compression callbacks, the reply), so the cost is measured over whole turns:
     // only while a backlog remains, when the loop never sat idle in between.
-    const now = performance.now();
+    const now = this.now();
     if (this.lastBatch > 0) this.msPerRequest = 0.8 * this.msPerRequest + (0.2 * (now - this.lastDrainAt)) / this.lastBatch;
     const batch = Math.max(1, Math.floor(this.turnMs / this.msPerRequest));
     const end = Math.min(this.waiting.length, this.next + batch);

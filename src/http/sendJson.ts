@@ -8,10 +8,13 @@ import type { Response } from 'express';
 
 const brotli = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
-const MIN_BYTES = 1024;
-const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** Smaller answers gain nothing from compression. */
+export const MIN_COMPRESS_BYTES = 1024;
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undefined {
+export type Encoding = 'br' | 'gzip';
+
+export function pickEncoding(acceptEncoding: string | undefined): Encoding | undefined {
   if (!acceptEncoding) return undefined;
   const accepted = acceptEncoding.split(',').map((part) => part.trim().split(';'));
   const allows = (name: string) => accepted.some(([coding, q]) => coding === name && !/^\s*q=0(\.0*)?\s*$/.test(q ?? ''));
@@ -24,7 +27,7 @@ function pickEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undef
 const BROTLI_OPTIONS = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
 const GZIP_OPTIONS = { level: 5 };
 
-async function encode(body: Buffer, encoding: 'br' | 'gzip'): Promise<Buffer> {
+export async function compress(body: Buffer, encoding: Encoding): Promise<Buffer> {
   return encoding === 'br' ? brotli(body, BROTLI_OPTIONS) : gzipAsync(body, GZIP_OPTIONS);
 }
 
@@ -40,10 +43,10 @@ export async function sendJson(res: Response, json: string, cacheable: boolean, 
   }
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   let body = Buffer.from(json);
-  const encoding = body.length >= MIN_BYTES ? pickEncoding(res.req.headers['accept-encoding']) : undefined;
-  if (body.length >= MIN_BYTES) res.setHeader('Vary', 'Accept-Encoding');
+  const encoding = body.length >= MIN_COMPRESS_BYTES ? pickEncoding(res.req.headers['accept-encoding']) : undefined;
+  if (body.length >= MIN_COMPRESS_BYTES) res.setHeader('Vary', 'Accept-Encoding');
   if (encoding) {
-    body = await encode(body, encoding);
+    body = await compress(body, encoding);
     res.setHeader('Content-Encoding', encoding);
   }
   res.setHeader('Content-Length', body.length);

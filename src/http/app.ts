@@ -2,12 +2,12 @@
 // one place where errors become HTTP answers.
 import express, { type NextFunction, type Request, type Response } from 'express';
 
-import { ApiError } from './errors';
-import type { Logger } from './logger';
-import type { Metrics } from './metrics';
-import { NodeTimeoutError, NodeUnavailableError } from './rpc/nodeClient';
+import { ApiError } from '../errors';
+import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
+import { NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
 import { arrivedAt } from './requestPacer';
-import { newRequestStats, runWithStats } from './rpc/requestStats';
+import { newRequestStats, runWithStats } from '../rpc/requestStats';
 
 export interface AppParts {
   logger: Logger;
