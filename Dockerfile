@@ -8,8 +8,7 @@ RUN npm ci
 COPY tsconfig.json ./
 COPY src ./src
 COPY devnet ./devnet
-COPY test/support ./test/support
-COPY bench ./bench
+COPY harness ./harness
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -4,17 +4,17 @@
 
 import '../devnet/quiet';
 import { writeFileSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 
 import { serveStoredChain } from '../devnet/cli';
-import { freePort, startSidecar, peakRssMb, startFastcarProcess } from '../harness/processes';
+import { startSidecar, peakRssMb, startFastcarProcess } from '../harness/processes';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 import { renderChart } from './chart';
+import { startBareServer } from '../harness/bareServer';
 import { startRelay, type Relay } from '../harness/relay';
 
 interface Options {
@@ -237,16 +237,12 @@ async function main() {
         log(await measure('head/header', target, ['/blocks/head/header'], 10, { duration: options.duration }));
         log(await measure(`largest block (${manifest.blocks.big}), repeated`, target, [`/blocks/${manifest.blocks.big}`], 1, { duration: options.duration }));
       }
-      // The ceiling: Node's own http server sending fastcar's warm answer as fixed bytes.
-      const body = await (await fetch(`${pair.targets[0].url}${paths[0]}`)).text();
-      const bare = createServer((_req, res) => {
-        res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-        res.end(body);
-      });
-      const port = await freePort();
-      await new Promise<void>((resolve) => bare.listen(port, '127.0.0.1', resolve));
-      log(await measure(`${label}warm`, { service: 'node-http', url: `http://127.0.0.1:${port}` }, paths, 10, { duration: options.duration }));
-      bare.close();
+      // The ceiling: Node's own http server, in a process of its own, sending fastcar's warm answers as fixed bytes.
+      const answers: Record<string, string> = {};
+      for (const path of paths) answers[path] = await (await fetch(`${pair.targets[0].url}${path}`)).text();
+      const bare = await startBareServer(answers);
+      log(await measure(`${label}warm`, { service: 'node-http', url: bare.url }, paths, 10, { duration: options.duration }));
+      await bare.stop();
     }
     const peak = await pair.stop();
     rss.fastcar = Math.max(rss.fastcar, peak.fastcar);

@@ -8,14 +8,17 @@ import type { Config } from './config';
 import { blocksRouter } from './controllers/blocksController';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
+import { VERSION } from './version';
 import { NodeClient } from './rpc/nodeClient';
 import { BlocksService } from './services/blocksService';
 import { FinalizedHead } from './services/finalizedHead';
 import { Prebuilder } from './services/prebuilder';
 import { RuntimeRegistry } from './services/runtimes';
 import { rateLimited, RateLimiter } from './http/rateLimit';
+import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
 import { paced, RequestPacer } from './http/requestPacer';
+
 
 export interface Fastcar {
   url: string;
@@ -41,6 +44,8 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
   const finalized = new FinalizedHead(node);
   await finalized.start();
+  metrics.gauge('fastcar_finalized_height', 'The finalized height the node last reported', () => (finalized.known ? finalized.height : -1));
+  metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
   const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache, genesis);
   if (config.prebuildBlocks > 0) {
     const prebuilder = new Prebuilder(blocks, logger, config.prebuildBlocks);
@@ -72,7 +77,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     onIgnoredParams: (count) => ignoredParams.inc(count),
     onImmutableAnswer: config.cacheMaxBytes > 1 ? (url, json, etag) => hot.remember(url, json, etag) : undefined,
   });
-  const app = createApp({ logger, metrics, routers: [router], health });
+  const app = createApp({ logger, metrics, routers: [docsRouter(VERSION), router], health });
   const pacer = new RequestPacer();
   metrics.gauge('fastcar_requests_queued', 'Requests read but not yet started', () => pacer.queued);
   const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;

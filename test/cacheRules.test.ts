@@ -13,13 +13,13 @@ import { startDevnet } from './support/devnet';
 class HeldBackFinalized extends FinalizedHead {
   constructor(
     node: NodeClient,
-    private readonly height: number,
+    private readonly heldAt: number,
   ) {
     super(node);
   }
 
   override async current(): Promise<number> {
-    return this.height;
+    return this.heldAt;
   }
 }
 

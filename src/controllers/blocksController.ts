@@ -4,14 +4,11 @@ import { Router, type Request, type Response } from 'express';
 
 import { queryKey, withFinalizedTag, type BlockAnswer } from '../services/blockAnswer';
 import type { BlocksService } from '../services/blocksService';
+import { BLOCK_ROUTES } from './blockRoutes';
 import { blockQuery, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, unusedParams } from './params';
 import { sendJson, streamJsonArray } from '../http/sendJson';
 
-const BLOCK_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId'] as const;
-const HEAD_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId'] as const;
-const RANGE_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees', 'range'] as const;
-const EXTRINSIC_FLAGS = ['eventDocs', 'extrinsicDocs', 'noFees'] as const;
-const HEADER_FLAGS = ['finalized'] as const;
+const ROUTES = BLOCK_ROUTES;
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
 const FORMAT_VERSION = 1;
 
@@ -70,7 +67,7 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
   };
 
   const getBlocks: Handler = async (req, res) => {
-    const flags = parseFlags(req, RANGE_FLAGS);
+    const flags = parseFlags(req, ROUTES.range.query);
     const numbers = parseRange(req.query.range);
     const query = blockQuery(flags);
     const stop = new AbortController();
@@ -80,7 +77,7 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
   };
 
   const getHead: Handler = async (req, res) => {
-    const flags = parseFlags(req, HEAD_FLAGS);
+    const flags = parseFlags(req, ROUTES.head.query);
     const finalizedOnly = flags.finalized !== false;
     const query = blockQuery(flags, parseParaId(req.query.paraId));
     const hash = await service.headHash(finalizedOnly);
@@ -90,7 +87,7 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
   };
 
   const getBlock: Handler = async (req, res) => {
-    const flags = parseFlags(req, BLOCK_FLAGS);
+    const flags = parseFlags(req, ROUTES.block.query);
     const query = blockQuery(flags, parseParaId(req.query.paraId));
     const id = await resolveId(paramOf(req, 'blockId'));
     const answer = await service.block(id, query);
@@ -104,35 +101,39 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
   };
 
   const getHeadHeader: Handler = async (req, res) => {
-    const flags = parseFlags(req, HEADER_FLAGS);
+    const flags = parseFlags(req, ROUTES.headHeader.query);
     await sendJson(res, await service.header(flags.finalized === false ? 'best' : 'finalized'), false);
   };
 
   const getHeader: Handler = async (req, res) => {
-    parseFlags(req, []);
+    parseFlags(req, ROUTES.header.query);
     const id = await resolveId(paramOf(req, 'blockId'));
     await sendJson(res, await service.header(id), false);
   };
 
   const getExtrinsic: Handler = async (req, res) => {
-    const flags = parseFlags(req, EXTRINSIC_FLAGS);
+    const flags = parseFlags(req, ROUTES.extrinsic.query);
     const id = await resolveId(paramOf(req, 'blockId'));
     const index = parseIndex(paramOf(req, 'extrinsicIndex'));
     await sendJson(res, await service.extrinsic(id, index, blockQuery(flags)), false);
   };
 
   const getRaw: Handler = async (req, res) => {
-    parseFlags(req, []);
+    parseFlags(req, ROUTES.raw.query);
     const id = await resolveId(paramOf(req, 'blockId'));
     await sendJson(res, await service.raw(id), false);
   };
 
-  router.get('/blocks', getBlocks);
-  router.get('/blocks/head', getHead);
-  router.get('/blocks/head/header', getHeadHeader);
-  router.get('/blocks/:blockId', getBlock);
-  router.get('/blocks/:blockId/header', getHeader);
-  router.get('/blocks/:blockId/extrinsics/:extrinsicIndex', getExtrinsic);
-  router.get('/blocks/:blockId/extrinsics-raw', getRaw);
+  const handlers: Record<keyof typeof ROUTES, Handler> = {
+    range: getBlocks,
+    head: getHead,
+    headHeader: getHeadHeader,
+    block: getBlock,
+    header: getHeader,
+    extrinsic: getExtrinsic,
+    raw: getRaw,
+  };
+  // In the table's order: fixed paths (head) before the ones with a parameter.
+  for (const [name, route] of Object.entries(ROUTES)) router.get(route.path, handlers[name as keyof typeof ROUTES]);
   return router;
 }

@@ -87,16 +87,20 @@ export class RpcProxy {
     this.scheduler = new FairScheduler({ perLane: Math.max(1, options.maxInFlightPerConnection), perTurn: PER_TURN });
     const cache = this.cache;
     new Gauge({ name: 'proxy_cache_bytes', help: 'Bytes held by the cache', registers: [this.metrics], collect() { this.set(cache.calculatedSize ?? 0); } });
-    for (const upstream of pool.upstreams) {
+    const upstreamGauge = (name: string, help: string, read: (upstream: UpstreamPool['upstreams'][number]) => number) =>
       new Gauge({
-        name: `proxy_upstream_outstanding_${pool.upstreams.indexOf(upstream)}`,
-        help: `Calls in flight at ${upstream.url}`,
+        name,
+        help,
+        labelNames: ['upstream'],
         registers: [this.metrics],
         collect() {
-          this.set(upstream.outstanding);
+          for (const upstream of pool.upstreams) this.set({ upstream: upstream.url }, read(upstream));
         },
       });
-    }
+    upstreamGauge('proxy_upstream_available', 'Whether the upstream takes calls now (1) or not (0)', (u) => Number(u.available));
+    upstreamGauge('proxy_upstream_outstanding', 'Calls in flight at the upstream', (u) => u.outstanding);
+    upstreamGauge('proxy_upstream_finalized_height', 'The finalized height the upstream last reported', (u) => u.finalizedNumber);
+    upstreamGauge('proxy_upstream_best_height', 'The best height the upstream last reported', (u) => u.bestNumber);
   }
 
   async listen(): Promise<string> {

@@ -43,6 +43,11 @@ export class FinalizedHead {
     return this.advancedAt ? Math.round((Date.now() - this.advancedAt) / 1000) : null;
   }
 
+  /** The last height reported, without asking (-1 before the first). */
+  get height(): number {
+    return this.number;
+  }
+
   /** Whether a value is already known without a call. */
   get known(): boolean {
     return this.number >= 0 && this.subscribed && this.node.isConnected;

@@ -1,6 +1,6 @@
 // No Docker engine runs here, so the deployment files are checked against the
 // code: variables the config reads, ports, health checks, archive flags.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
@@ -100,6 +100,14 @@ it('balances over exactly the fastcar services, on the port they listen on', () 
   const nginx = read('deploy/nginx.conf');
   const upstreams = [...nginx.matchAll(/server (\S+):(\d+)/g)].map((m) => [m[1], Number(m[2])]);
   expect(upstreams).toEqual(fastcars.map(([name, service]) => [name, loadConfig(service.environment).port]));
+});
+
+it('copies into the image only what exists, and everything the build imports', () => {
+  const dockerfile = read('Dockerfile');
+  const copied = [...dockerfile.matchAll(/^COPY (?!--from)(?:--\S+ )*(.+) \S+$/gm)].flatMap((m) => m[1].split(' '));
+  for (const path of copied) expect([path, existsSync(join(root, path))]).toEqual([path, true]);
+  // devnet/report.ts, built with the rest, imports the shared harness.
+  expect(copied).toContain('harness');
 });
 
 it('builds a multi-stage image that runs as a non-root user with a /health check', () => {

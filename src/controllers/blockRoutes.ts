@@ -1,0 +1,61 @@
+// The `/blocks` routes as data: path, the query parameters each one uses, what
+// it answers. The router is built from this table and so is the OpenAPI
+// document (src/http/openapi.ts), so the two cannot drift apart.
+
+export type QueryName = 'eventDocs' | 'extrinsicDocs' | 'noFees' | 'finalized' | 'finalizedKey' | 'decodedXcmMsgs' | 'paraId' | 'range';
+
+export interface QueryParameter {
+  type: 'boolean' | 'integer' | 'string';
+  default?: boolean;
+  description: string;
+  pattern?: string;
+}
+
+export const QUERY_PARAMETERS: Record<QueryName, QueryParameter> = {
+  eventDocs: { type: 'boolean', default: false, description: 'Include the docs of every event.' },
+  extrinsicDocs: { type: 'boolean', default: false, description: 'Include the docs of every extrinsic call.' },
+  noFees: { type: 'boolean', default: false, description: 'Leave out fee information (`noFee` is accepted as an alias); saves the fee queries.' },
+  finalized: { type: 'boolean', default: true, description: 'false: the best block instead of the finalized head.' },
+  finalizedKey: { type: 'boolean', default: true, description: 'false: leave the `finalized` field out of the answer.' },
+  decodedXcmMsgs: { type: 'boolean', default: false, description: 'Add `decodedXcmMsgs`: the XCM messages the block carries, decoded.' },
+  paraId: { type: 'integer', description: 'With decodedXcmMsgs: keep only messages this parachain sent (0: all).' },
+  range: { type: 'string', pattern: '^\\d+-\\d+$', description: 'Heights `a-b`, at most 500 blocks.' },
+};
+
+export type ResponseName = 'Block' | 'BlockList' | 'Header' | 'ExtrinsicAt' | 'RawBlock';
+
+export interface RouteSpec {
+  /** As Express writes it. */
+  path: string;
+  summary: string;
+  query: readonly QueryName[];
+  response: ResponseName;
+  /** Finalized answers are sent as immutable, with an ETag. */
+  cacheable?: boolean;
+}
+
+export const BLOCK_ROUTES = {
+  range: { path: '/blocks', summary: 'A range of blocks, in order', query: ['range', 'eventDocs', 'extrinsicDocs', 'noFees'], response: 'BlockList' },
+  head: {
+    path: '/blocks/head',
+    summary: 'The finalized head (or the best block)',
+    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId'],
+    response: 'Block',
+  },
+  headHeader: { path: '/blocks/head/header', summary: "The finalized head's header (or the best block's)", query: ['finalized'], response: 'Header' },
+  block: {
+    path: '/blocks/:blockId',
+    summary: 'A block by height or hash, with decoded extrinsics, events and fees',
+    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId'],
+    response: 'Block',
+    cacheable: true,
+  },
+  header: { path: '/blocks/:blockId/header', summary: "A block's header", query: [], response: 'Header' },
+  extrinsic: {
+    path: '/blocks/:blockId/extrinsics/:extrinsicIndex',
+    summary: 'One extrinsic of a block',
+    query: ['eventDocs', 'extrinsicDocs', 'noFees'],
+    response: 'ExtrinsicAt',
+  },
+  raw: { path: '/blocks/:blockId/extrinsics-raw', summary: "A block's header and its extrinsics as SCALE hex", query: [], response: 'RawBlock' },
+} as const satisfies Record<string, RouteSpec>;

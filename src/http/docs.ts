@@ -1,0 +1,35 @@
+// GET /openapi.json, and GET /docs: the document rendered by Swagger UI, every
+// file served from this process (no CDN), so the page works offline.
+import express, { Router } from 'express';
+
+import { openApiDocument } from './openapi';
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>fastcar API</title>
+    <link rel="stylesheet" href="/docs/assets/swagger-ui.css" />
+  </head>
+  <body>
+    <div id="api"></div>
+    <script src="/docs/assets/swagger-ui-bundle.js"></script>
+    <script src="/docs/start.js"></script>
+  </body>
+</html>
+`;
+
+// Renders this server's own document.
+const START = "window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#api', deepLinking: true });\n";
+
+export function docsRouter(version: string): Router {
+  const router = Router();
+  const document = JSON.stringify(openApiDocument(version));
+  // The package ships the built Swagger UI; its directory is all this needs of it.
+  const assets: string = (require('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+  router.get('/openapi.json', (_req, res) => res.type('application/json').setHeader('Cache-Control', 'no-cache').send(document));
+  router.get('/docs', (_req, res) => res.type('html').send(PAGE));
+  router.get('/docs/start.js', (_req, res) => res.type('application/javascript').send(START));
+  router.use('/docs/assets', express.static(assets, { index: false, maxAge: '1h' }));
+  return router;
+}

@@ -1,0 +1,171 @@
+// What client authors and operators read: the OpenAPI document (checked against
+// real answers from the devnet with a JSON Schema validator), the /docs page in a
+// real headless browser, and the Grafana dashboard against the metrics that
+// fastcar and the proxy really expose.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import puppeteer, { type Browser } from 'puppeteer-core';
+
+import type { Devnet } from '../devnet/chain';
+import type { SeedManifest } from '../devnet/seed';
+import { BLOCK_ROUTES } from '../src/controllers/blockRoutes';
+import { openApiDocument } from '../src/http/openapi';
+import { createLogger } from '../src/logger';
+import { proxyConfigFor } from '../src/proxy/proxyConfig';
+import { startProxy } from '../src/proxy/startProxy';
+import type { Fastcar } from '../src/server';
+import { VERSION } from '../src/version';
+import { startFastcarOn } from '../harness/fastcar';
+import { getJson } from '../harness/http';
+import { startDevnet } from './support/devnet';
+
+const root = join(__dirname, '..');
+let devnet: Devnet;
+let manifest: SeedManifest;
+let fastcar: Fastcar;
+
+beforeAll(async () => {
+  ({ devnet, manifest } = await startDevnet());
+  fastcar = await startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' });
+}, 120_000);
+
+afterAll(async () => {
+  await fastcar?.close();
+  await devnet?.close();
+});
+
+describe('the OpenAPI document', () => {
+  const document = openApiDocument(VERSION) as { paths: Record<string, { get: { responses: Record<string, { content?: Record<string, { schema: unknown }> }> } }>; components: unknown };
+
+  it('is what GET /openapi.json serves and what the repository holds', async () => {
+    const served = await getJson(`${fastcar.url}/openapi.json`);
+    expect(served.body).toEqual(document);
+    expect(JSON.parse(readFileSync(join(root, 'openapi.json'), 'utf8'))).toEqual(document); // `npm run openapi` writes it
+  });
+
+  it('describes every route the router serves, with its parameters', () => {
+    for (const route of Object.values(BLOCK_ROUTES)) {
+      const path = route.path.replace(/:(\w+)/g, '{$1}');
+      const operation = document.paths[path]?.get as unknown as { parameters: { name: string; in: string }[] };
+      expect([path, operation?.parameters.filter((p) => p.in === 'query').map((p) => p.name)]).toEqual([path, [...route.query]]);
+    }
+  });
+
+  // One validator for the document's schemas; answers are checked against the 200 (or error) schema of their route.
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: 'fastcar', components: document.components });
+  const validate = (schemaName: string, value: unknown) => {
+    const check = ajv.compile({ $ref: `fastcar#/components/schemas/${schemaName}` });
+    return check(value) ? [] : (check.errors ?? []).slice(0, 5).map((e) => `${e.instancePath} ${e.message}`);
+  };
+
+  it('matches real answers: every seeded block kind and variant, heads, headers, extrinsics, raw, ranges and errors', async () => {
+    const blocks = [0, ...Object.values(manifest.blocks)];
+    const cases: [string, string][] = [];
+    for (const n of blocks) {
+      cases.push([`/blocks/${n}`, 'Block'], [`/blocks/${n}?eventDocs=true&extrinsicDocs=true`, 'Block'], [`/blocks/${n}?noFees=true&finalizedKey=false`, 'Block']);
+      cases.push([`/blocks/${n}/header`, 'Header'], [`/blocks/${n}/extrinsics-raw`, 'RawBlock'], [`/blocks/${n}/extrinsics/0?eventDocs=true`, n === 0 ? 'Error' : 'ExtrinsicAt']);
+    }
+    cases.push(
+      [`/blocks/${manifest.blocks.transfers}?decodedXcmMsgs=true&paraId=1000`, 'Block'],
+      ['/blocks/head', 'Block'],
+      ['/blocks/head?finalized=false', 'Block'],
+      ['/blocks/head/header', 'Header'],
+      ['/blocks?range=1-12', 'BlockList'],
+      ['/blocks/-1', 'Error'],
+      ['/blocks/1?noFees=maybe', 'Error'],
+      [`/blocks/0x${'22'.repeat(32)}`, 'Error'],
+      ['/blocks/1/extrinsics/9999', 'Error'],
+    );
+    const failures: string[] = [];
+    for (const [path, schema] of cases) {
+      const answer = await getJson(fastcar.url + path);
+      const problems = validate(schema, answer.body);
+      if (problems.length) failures.push(`${path} (${answer.status}) as ${schema}: ${problems.join('; ')}`);
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it('would catch a field it does not describe', () => {
+    const block = { number: '1', hash: `0x${'1'.repeat(64)}`, parentHash: `0x${'2'.repeat(64)}`, stateRoot: `0x${'3'.repeat(64)}`, extrinsicsRoot: `0x${'4'.repeat(64)}` };
+    const whole = { ...block, authorId: null, logs: [], onInitialize: { events: [] }, extrinsics: [], onFinalize: { events: [] } };
+    expect(validate('Block', whole)).toEqual([]);
+    expect(validate('Block', { ...whole, surprise: 1 })).not.toEqual([]);
+  });
+
+  it('names the headers answers carry', async () => {
+    const answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}`);
+    const documented = JSON.stringify(document.paths['/blocks/{blockId}']);
+    for (const name of ['X-Rpc-Calls', 'X-Rpc-Waves', 'X-Cache', 'ETag']) {
+      expect([name, answer.headers.has(name)]).toEqual([name, true]);
+      expect(documented).toContain(`"${name}"`);
+    }
+  });
+});
+
+describe('the /docs page, in headless Chromium', () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    const executablePath = execFileSync('sh', ['-c', 'command -v chromium']).toString().trim(); // scripts/ensure-chromium.sh installs it
+    browser = await puppeteer.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], headless: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('loads with no outside request, lists the routes, and "try it" fetches a block from the devnet', async () => {
+    const page = await browser.newPage();
+    const outside: string[] = [];
+    page.on('request', (request) => {
+      // data: URLs are inline images; anything fetched over the network must come from us.
+      if (/^https?:/.test(request.url()) && !request.url().startsWith(fastcar.url)) outside.push(request.url());
+    });
+    await page.goto(`${fastcar.url}/docs#/blocks/block`, { waitUntil: 'networkidle0' });
+    await page.waitForSelector('.opblock-summary-path');
+    const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((node) => node.getAttribute('data-path')));
+    for (const route of Object.values(BLOCK_ROUTES)) expect(paths).toContain(route.path.replace(/:(\w+)/g, '{$1}'));
+
+    // Deep-linked: the block operation is open. Try it out with a seeded height.
+    const operation = '#operations-blocks-block';
+    await page.waitForSelector(`${operation} .try-out__btn`);
+    await page.click(`${operation} .try-out__btn`);
+    await page.type(`${operation} input[placeholder="blockId"]`, String(manifest.blocks.transfers));
+    await page.click(`${operation} .execute`);
+    await page.waitForSelector(`${operation} .live-responses-table tr.response .response-col_status`, { timeout: 30_000 });
+    const status = await page.$eval(`${operation} .live-responses-table tr.response .response-col_status`, (node) => node.textContent?.trim());
+    const body = await page.$eval(`${operation} .live-responses-table tr.response .response-col_description`, (node) => node.textContent ?? '');
+    expect(status).toBe('200');
+    expect(body).toContain(`"number": "${manifest.blocks.transfers}"`);
+    expect(outside).toEqual([]);
+    await page.close();
+  }, 90_000);
+});
+
+describe('the Grafana dashboard', () => {
+  it('queries only metrics that fastcar and the proxy expose', async () => {
+    const dashboard = JSON.parse(readFileSync(join(root, 'deploy', 'grafana', 'dashboards', 'fastcar.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const queried = new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\b(fastcar|proxy)_[a-z_]+\b/g) ?? [])));
+    const { proxy, address } = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
+    try {
+      await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}?unused=1`); // counters with at least one sample
+      const exposed = `${await (await fetch(`${fastcar.url}/metrics`)).text()}\n${await (await fetch(`http://${address}/metrics`)).text()}`;
+      // Declared is enough: a labelled counter has no series until its first sample.
+      const missing = [...queried].filter((name) => !new RegExp(`^(# TYPE )?${name}(\\{| )`, 'm').test(exposed));
+      expect(missing).toEqual([]);
+      expect(queried.size).toBeGreaterThan(15);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
+  it('is provisioned by the compose file, beside a Prometheus that scrapes fastcar and the proxy', () => {
+    const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+    expect(compose).toContain('./deploy/grafana/dashboards:/var/lib/grafana/dashboards');
+    const prometheus = readFileSync(join(root, 'deploy', 'prometheus.yml'), 'utf8');
+    for (const target of ['fastcar-1:8080', 'fastcar-2:8080', 'rpc-proxy:9955']) expect(prometheus).toContain(target);
+  });
+});
