@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { BuildBlockMode, setupWithServer } from '@acala-network/chopsticks';
+import { Blockchain } from '@acala-network/chopsticks-core';
 
 import { CODE_KEY } from './compact';
 import { buildChainSpec, DevnetSetupError, loadRuntime, type ChainSpec } from './genesis';
@@ -27,6 +28,18 @@ export interface Devnet {
   port: number;
   chain: Awaited<ReturnType<typeof setupWithServer>>['chain'];
   close(): Promise<void>;
+}
+
+/** Makes Blockchain#newBlock a no-op until the returned function restores it. */
+function skipSetupBlock(): () => void {
+  const prototype = Blockchain.prototype as { newBlock: Blockchain['newBlock'] };
+  const original = prototype.newBlock;
+  prototype.newBlock = async function (this: Blockchain) {
+    return this.head;
+  };
+  return () => {
+    prototype.newBlock = original;
+  };
 }
 
 /** chopsticks quietly moves to the next free port; a user who asked for one must get it or a clear error. */
@@ -62,6 +75,11 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const spec = await ensureChainSpec();
   if (options.port !== 0) await assertPortFree(options.port, host);
   let server: Awaited<ReturnType<typeof setupWithServer>>;
+  // chopsticks builds a first block of its own from the genesis spec at every setup, with the
+  // clock's timestamp, before resuming from the database. Resuming, that stray block #1 raced
+  // the stored one for height 1 (and now and then height 0), so heights 0-1 changed between
+  // starts. The database has the real #1: while resuming, the setup builds nothing.
+  const restoreNewBlock = options.resume ? skipSetupBlock() : undefined;
   try {
     server = await setupWithServer({
       port: options.port,
@@ -81,6 +99,8 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       );
     }
     throw error;
+  } finally {
+    restoreNewBlock?.();
   }
   const port = Number(server.addr.split(':').pop());
   return {

@@ -87,3 +87,24 @@ describe('bad configuration ends with one line that says what to do', () => {
     expect(lines[0]).toMatch(/^error: runtime file missing .*git checkout devnet\/runtime/);
   }, 120_000);
 });
+
+it('has the same blocks at heights 0 and 1 on every start, #1 being the parent of #2', async () => {
+  const { startDevnet } = await import('./support/devnet');
+  const seen: string[] = [];
+  for (let start = 0; start < 3; start++) {
+    const { devnet } = await startDevnet();
+    try {
+      const call = (method: string, params: unknown[]) =>
+        fetch(devnet.httpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+          .then((r) => r.json() as Promise<{ result: unknown }>)
+          .then((r) => r.result);
+      const [zero, one, two] = (await Promise.all([0, 1, 2].map((n) => call('chain_getBlockHash', [n])))) as string[];
+      const second = (await call('chain_getHeader', [two])) as { parentHash: string };
+      expect(second.parentHash).toBe(one);
+      seen.push(`${zero} ${one}`);
+    } finally {
+      await devnet.close();
+    }
+  }
+  expect(new Set(seen).size).toBe(1);
+}, 120_000);

@@ -1,11 +1,12 @@
 // Turns decoded polkadot.js values into the JSON that substrate-api-sidecar
 // clients already parse: integers as decimal strings, structs by field,
 // enums as `{ variantName: value }` (or the bare name when they carry no data).
-import { BTreeSet, Compact, Enum, Option, Set as CodecSet, Struct } from '@polkadot/types';
+import { BTreeSet, Compact, Enum, GenericAccountId, Option, Set as CodecSet, Struct } from '@polkadot/types';
 import { AbstractArray, AbstractInt, CodecMap, Json as JsonCodec } from '@polkadot/types-codec';
 import type { Codec } from '@polkadot/types-codec/types';
 import { isObject, stringCamelCase } from '@polkadot/util';
 import BN from 'bn.js';
+import { LRUCache } from 'lru-cache';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue | undefined };
 
@@ -17,7 +18,24 @@ function hasToJson(value: unknown): value is { toJSON(): unknown } {
   return isObject(value) && typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
+// An ss58 address costs a blake2 checksum and a base58 encoding; a block names the
+// same accounts again and again (signers, transfer events, fee events).
+const addresses = new LRUCache<string, string>({ max: 50_000 });
+
+/** The account's ss58 address in its registry's format, remembered by prefix and bytes. */
+function ss58Of(account: GenericAccountId): string {
+  const bytes = account.toU8a();
+  const key = `${account.registry.chainSS58 ?? 42}:${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1')}`;
+  let address = addresses.get(key);
+  if (address === undefined) {
+    address = account.toString();
+    addresses.set(key, address);
+  }
+  return address;
+}
+
 function codecToJson(value: Codec): JsonValue {
+  if (value instanceof GenericAccountId) return ss58Of(value);
   if (value instanceof Option) return value.isSome ? toSidecarJson(value.unwrap()) : null;
   if (value instanceof Compact) return toSidecarJson(value.unwrap());
   if (value instanceof Struct) {
