@@ -175,6 +175,8 @@ export class NodeClient {
 function classify(error: unknown): Error {
   if (error instanceof NodeTimeoutError || error instanceof NodeUnavailableError) return error;
   const message = error instanceof Error ? error.message : String(error);
+  // The provider's own timeout can fire before ours: the same outcome.
+  if (/No response received from RPC endpoint/i.test(message)) return new NodeTimeoutError(message);
   if (/not connected|disconnected|abnormal closure|ECONNREFUSED|socket hang up|fetch failed/i.test(message)) {
     return new NodeUnavailableError(message);
   }
