@@ -4,11 +4,10 @@ import { Router, type Request, type Response } from 'express';
 
 import { queryKey, withFinalizedTag, type BlockAnswer } from '../services/blockAnswer';
 import type { BlocksService } from '../services/blocksService';
-import { BLOCK_ROUTES } from './blockRoutes';
+import { BLOCK_ROUTES as ROUTES } from './blockRoutes';
 import { blockQuery, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, unusedParams } from './params';
 import { sendJson, streamJsonArray } from '../http/sendJson';
 
-const ROUTES = BLOCK_ROUTES;
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
 const FORMAT_VERSION = 1;
 

@@ -92,8 +92,3 @@ export function judge(method: string, params: unknown[], result: unknown): Verdi
   }
   return 'cache';
 }
-
-/** Whether a result of this method has a shape to check (and so may be cached at all). */
-export function hasShape(method: string): boolean {
-  return SHAPES.has(method);
-}

@@ -101,17 +101,22 @@ export class BlocksService {
       knownHash ? Promise.resolve(knownHash) : this.hashOf(id.number),
       id.number > 0 ? this.hashOf(id.number - 1).catch(() => undefined) : Promise.resolve(undefined),
     ] as const);
-    return this.blockAt(hash, query, false, parentHash);
+    // With the hash known, its answer was looked up above already.
+    return knownHash ? this.buildAndKeep(hash, query, false, parentHash) : this.blockAt(hash, query, false, parentHash);
   }
 
   /** `parentHash`, when the caller knows it, lets the parent's runtime version come in the first wave. */
   async blockAt(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHash?: Hex): Promise<BlockAnswer> {
-    const key = answerKey(hash, query);
-    const cached = await this.cache.get(key);
+    const cached = await this.cache.get(answerKey(hash, query));
     if (cached) return this.cachedAnswer(hash, cached, query);
+    return this.buildAndKeep(hash, query, checkCanonical, parentHash);
+  }
+
+  /** Builds an answer not in the cache (identical concurrent requests share one build) and keeps it if final. */
+  private async buildAndKeep(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHash?: Hex): Promise<BlockAnswer> {
     const stats = currentStats();
     if (stats) stats.cache = 'miss';
-    // Identical concurrent requests share one build.
+    const key = answerKey(hash, query);
     const { promise } = this.builds.run(`${key}:${Number(checkCanonical)}`, () => this.build(hash, query, checkCanonical, parentHash));
     const answer = await promise;
     if (answer.immutable) this.cache.set(key, toCached(answer));
@@ -169,19 +174,18 @@ export class BlocksService {
     const isGenesis = block.header.parentHash.isEmpty;
 
     // Last wave, only for fees no event reported: the runtime's answers at the parent.
-    const feeWork = isGenesis
-      ? Promise.resolve()
-      : resolveFees(block, body.extrinsics, facts, {
-          node,
-          registry,
-          parentHash: block.header.parentHash.toHex(),
-          specName: version.specName,
-          specVersion: version.specVersion,
-          hasTransactionPaymentApi: runtime.hasTransactionPaymentApi,
-          feeDetails: this.feeDetails,
-          noFees: query.noFees,
-        });
-    await feeWork;
+    if (!isGenesis) {
+      await resolveFees(block, body.extrinsics, facts, {
+        node,
+        registry,
+        parentHash,
+        specName: version.specName,
+        specVersion: version.specVersion,
+        hasTransactionPaymentApi: runtime.hasTransactionPaymentApi,
+        feeDetails: this.feeDetails,
+        noFees: query.noFees,
+      });
+    }
 
     const finalized = canonical && number <= finalizedNumber;
     return {

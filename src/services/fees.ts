@@ -58,14 +58,13 @@ export async function resolveFees(block: Block, extrinsics: SidecarExtrinsic[], 
 
   // One wave: every estimate and, where the post-dispatch fee can be computed, every fee detail.
   const support = context.feeDetails.support(context.specName, context.specVersion);
-  const queries = pending.map((index) => {
-    const weight = facts[index].completion!.weight;
-    // A two-dimensional weight (refTime, proofSize) has no single number to scale the fee by: sidecar keeps the estimate.
-    const wantDetails = support !== 'notAvailable' && !isTwoDimensional(weight);
-    const extrinsic = block.extrinsics[index];
+  // A two-dimensional weight (refTime, proofSize) has no single number to scale the fee by: sidecar keeps the estimate.
+  const oneDimensional = pending.map((index) => !isTwoDimensional(facts[index].completion!.weight));
+  const queries = pending.map((index, i) => {
+    const bytes = block.extrinsics[index].toU8a();
     return Promise.all([
-      queryInfo(context, extrinsic.toU8a()),
-      wantDetails ? queryFeeDetails(context, extrinsic.toU8a()).catch(() => undefined) : Promise.resolve(undefined),
+      queryInfo(context, bytes),
+      support !== 'notAvailable' && oneDimensional[i] ? queryFeeDetails(context, bytes).catch(() => undefined) : Promise.resolve(undefined),
     ]);
   });
   let answers: Awaited<(typeof queries)[number]>[];
@@ -83,14 +82,13 @@ export async function resolveFees(block: Block, extrinsics: SidecarExtrinsic[], 
     let partialFee = info.partialFee.toString(10);
     let kind = 'preDispatch';
     if (details) {
-      const actual = completion.weight.toString();
-      const estimated = refTime(info.weight);
-      const inclusion = details.inclusionFee;
-      partialFee = inclusion.isSome
-        ? calc_partial_fee(inclusion.unwrap().baseFee.toString(), inclusion.unwrap().lenFee.toString(), inclusion.unwrap().adjustedWeightFee.toString(), estimated, actual)
+      // No inclusion fee: an unsigned extrinsic, which pays nothing.
+      const inclusion = details.inclusionFee.unwrapOr(undefined);
+      partialFee = inclusion
+        ? calc_partial_fee(inclusion.baseFee.toString(), inclusion.lenFee.toString(), inclusion.adjustedWeightFee.toString(), refTime(info.weight), completion.weight.toString())
         : '0';
       kind = 'postDispatch';
-    } else if (support === 'unknown' && !isTwoDimensional(completion.weight)) {
+    } else if (support === 'unknown' && oneDimensional[i]) {
       context.feeDetails.learnWithout(context.specName, context.specVersion);
     }
     extrinsics[index].info = { weight: toSidecarJson(completion.weight), class: toSidecarJson(info.class), partialFee, kind };
