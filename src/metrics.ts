@@ -3,6 +3,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 import type { TieredCache } from './cache/tieredCache';
+import { decodeCounters } from './services/bodyDecoding';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -34,6 +35,9 @@ export class Metrics {
     this.gauge('fastcar_cache_redis_errors', 'Redis errors since start', () => cache.counters.redisErrors);
     this.gauge('fastcar_cache_bytes', 'Bytes held by the in-process cache', () => cache.bytes);
     this.gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
+    this.gauge('fastcar_blocks_decoded_compiled', 'Blocks read by the compiled codecs since start', () => decodeCounters.compiled);
+    this.gauge('fastcar_blocks_decoded_fallback', 'Blocks read by polkadot.js since start (old metadata, or bytes the compiled codecs declined)', () => decodeCounters.fallback);
+    this.gauge('fastcar_decode_pauses', 'Times a block decode yielded to other requests since start', () => decodeCounters.pauses);
   }
 
   counter(name: string, help: string): Counter {

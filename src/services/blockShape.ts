@@ -1,13 +1,18 @@
-// Pure shaping: a decoded block and its events become sidecar's block JSON.
+// Shaping: a block's extrinsics and events, decoded by either reading, become
+// sidecar's block JSON. The compiled reading (src/decode) is the one used; the
+// polkadot.js reading is the reference it is tested against and the fallback
+// for what the compiled one does not cover. Both end in `assembleBlock`, so
+// everything after decoding (events to extrinsics, success, fee facts) is one code.
 // No I/O here, so it is tested on recorded data alone (test/unit/blockShape.test.ts).
 import { extractAuthor } from '@polkadot/api-derive/type/util';
-import { GenericCall, type TypeRegistry } from '@polkadot/types';
+import type { GenericCall, TypeRegistry } from '@polkadot/types';
 import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types-codec/types';
 import { u8aToHex } from '@polkadot/util';
 import { blake2AsU8a } from '@polkadot/util-crypto';
 
-import { toSidecarJson, type JsonValue } from './sanitize';
+import { callToJson, toSidecarJson, type JsonValue } from '../decode/codecJson';
+import type { DecodedEvent, DecodedExtrinsic } from '../decode/runtimeCodecs';
 
 export interface ShapeOptions {
   eventDocs: boolean;
@@ -52,8 +57,10 @@ export interface SidecarBlock {
 /** What fee resolution needs to know of each extrinsic, kept beside the JSON. */
 export interface ExtrinsicFacts {
   isSigned: boolean;
-  /** The weight the ExtrinsicSuccess/Failed event reports, as the event decoded it. */
-  completion?: { weight: Codec; class: Codec; feeFromEvent?: string };
+  /** The extrinsic as the block carries it (with its length prefix): fee queries send it back. */
+  bytes: Uint8Array;
+  /** What the ExtrinsicSuccess/Failed event reports, as printed (a weight is a string, or `{ refTime, proofSize }`). */
+  completion?: { weight: JsonValue; class: JsonValue; feeFromEvent?: string };
   hasCompletionEvent: boolean;
 }
 
@@ -64,87 +71,99 @@ export function joinDocs(docs: readonly Codec[]): string {
   return docs.map((line) => line.toString()).join('\n');
 }
 
-function callToJson(call: GenericCall, registry: TypeRegistry): { method: { pallet: string; method: string }; args: JsonValue } {
-  const args: { [key: string]: JsonValue } = {};
-  const argStruct = call.get('args') as (Codec & { defKeys?: string[]; get(key: string): Codec | undefined }) | undefined;
-  for (const name of argStruct?.defKeys ?? []) {
-    const value = argStruct?.get(name);
-    args[name] = argToJson(name, value, registry);
-  }
-  return { method: { pallet: call.section, method: call.method }, args };
-}
-
-function argToJson(name: string, value: Codec | undefined, registry: TypeRegistry): JsonValue {
-  if (Array.isArray(value)) {
-    return value.map((item: unknown) => (item instanceof GenericCall ? callToJson(item, registry) : toSidecarJson(item)));
-  }
-  if (value instanceof GenericCall) return callToJson(value, registry);
-  // Calls carried as opaque bytes (multisig, scheduler) are shown decoded when they decode.
-  if (value && name === 'call' && ['Bytes', 'WrapperKeepOpaque<Call>', 'WrapperOpaque<Call>'].includes(value.toRawType())) {
-    try {
-      return callToJson(registry.createType('Call', value.toHex()), registry);
-    } catch {
-      return toSidecarJson(value);
-    }
-  }
-  return toSidecarJson(value);
-}
-
-function eventToJson(record: EventRecord, eventDocs: boolean): SidecarEvent {
-  const { event } = record;
-  return {
-    method: { pallet: event.section, method: event.method },
-    data: toSidecarJson(event.data),
-    docs: eventDocs ? joinDocs(event.data.meta.docs) : undefined,
-  };
-}
-
 /** A header's digest logs as sidecar lists them: `{ type, index, value }` each. */
 export function logsToJson(header: Header): JsonValue[] {
   return header.digest.logs.map(({ type, index, value }) => ({ type, index: toSidecarJson(index), value: toSidecarJson(value) }));
+}
+
+export interface DecodedBody {
+  extrinsics: DecodedExtrinsic[];
+  /** Each extrinsic's bytes, with its length prefix, as the block carries them. */
+  extrinsicBytes: Uint8Array[];
+  /** null when the node could not give the events (pruned state). */
+  events: DecodedEvent[] | null;
+}
+
+/** The polkadot.js reading of a block's body: the reference, and the fallback. */
+export function decodeWithCodecs(block: Block, events: EventRecord[] | null): DecodedBody {
+  const registry = block.registry as TypeRegistry;
+  const extrinsics: DecodedExtrinsic[] = [];
+  const extrinsicBytes: Uint8Array[] = [];
+  for (const extrinsic of block.extrinsics) {
+    const { isSigned } = extrinsic;
+    const call = callToJson(extrinsic.method as unknown as GenericCall, registry);
+    extrinsics.push({
+      call: { pallet: call.method.pallet, method: call.method.method, docs: joinDocs(extrinsic.meta.docs), args: call.args as { [name: string]: JsonValue } },
+      signature: isSigned ? { signature: toSidecarJson(extrinsic.signature), signer: toSidecarJson(extrinsic.signer) } : null,
+      nonce: isSigned ? toSidecarJson(extrinsic.nonce) : null,
+      tip: isSigned ? toSidecarJson(extrinsic.tip) : null,
+      era: toSidecarJson(extrinsic.era),
+    });
+    extrinsicBytes.push(extrinsic.toU8a());
+  }
+  const decodedEvents =
+    events &&
+    events.map(({ event, phase }): DecodedEvent => ({
+      phase: phase.isApplyExtrinsic
+        ? { kind: 'applyExtrinsic', index: phase.asApplyExtrinsic.toNumber() }
+        : phase.isFinalization
+          ? { kind: 'finalization' }
+          : { kind: 'initialization' },
+      pallet: event.section,
+      method: event.method,
+      docs: joinDocs(event.data.meta.docs),
+      data: toSidecarJson(event.data) as JsonValue[],
+    }));
+  return { extrinsics, extrinsicBytes, events: decodedEvents };
 }
 
 function hasPaysFee(value: unknown): value is { paysFee: unknown } {
   return typeof value === 'object' && value !== null && 'paysFee' in value;
 }
 
-export function shapeBlock(
-  registry: TypeRegistry,
+function isDispatchInfo(value: unknown): value is { weight: JsonValue; class: JsonValue } {
+  return typeof value === 'object' && value !== null && 'weight' in value && 'class' in value;
+}
+
+/** A decoded body, its header and the session's validators as sidecar's block JSON, and the facts fees need. */
+export function assembleBlock(
   hash: string,
-  block: Block,
-  events: EventRecord[] | null,
+  header: Header,
+  decoded: DecodedBody,
   validators: AccountId[],
   options: ShapeOptions,
+  extrinsicHashes?: string[],
 ): { body: SidecarBlock; facts: ExtrinsicFacts[] } {
-  const { header } = block;
+  const { events } = decoded;
   const facts: ExtrinsicFacts[] = [];
-  const extrinsics: SidecarExtrinsic[] = block.extrinsics.map((extrinsic) => {
-    const { isSigned } = extrinsic;
-    facts.push({ isSigned, hasCompletionEvent: false });
+  const extrinsics: SidecarExtrinsic[] = decoded.extrinsics.map((extrinsic, index) => {
+    const isSigned = extrinsic.signature !== null;
+    const bytes = decoded.extrinsicBytes[index];
+    facts.push({ isSigned, bytes, hasCompletionEvent: false });
     return {
-      method: { pallet: extrinsic.method.section, method: extrinsic.method.method },
-      signature: isSigned ? { signature: toSidecarJson(extrinsic.signature), signer: toSidecarJson(extrinsic.signer) } : null,
-      nonce: isSigned ? toSidecarJson(extrinsic.nonce) : null,
-      args: callToJson(extrinsic.method as unknown as GenericCall, registry).args,
-      tip: isSigned ? toSidecarJson(extrinsic.tip) : null,
-      hash: u8aToHex(blake2AsU8a(extrinsic.toU8a(), 256)),
+      method: { pallet: extrinsic.call.pallet, method: extrinsic.call.method },
+      signature: extrinsic.signature,
+      nonce: extrinsic.nonce,
+      args: extrinsic.call.args,
+      tip: extrinsic.tip,
+      hash: extrinsicHashes?.[index] ?? u8aToHex(blake2AsU8a(bytes, 256)),
       info: {},
-      era: toSidecarJson(extrinsic.era),
+      era: extrinsic.era,
       events: [],
       success: events === null ? EVENTS_UNAVAILABLE : false,
       paysFee: isSigned ? null : false,
-      docs: options.extrinsicDocs ? joinDocs(extrinsic.meta.docs) : undefined,
+      docs: options.extrinsicDocs ? extrinsic.call.docs : undefined,
     };
   });
 
   const onInitialize = { events: [] as SidecarEvent[] };
   const onFinalize = { events: [] as SidecarEvent[] };
   const feePaid = new Map<number, string>();
-  for (const record of events ?? []) {
-    const { event, phase } = record;
-    const shaped = eventToJson(record, options.eventDocs);
-    if (phase.isApplyExtrinsic) {
-      const index = phase.asApplyExtrinsic.toNumber();
+  for (const event of events ?? []) {
+    const { phase, data } = event;
+    const shaped: SidecarEvent = { method: { pallet: event.pallet, method: event.method }, data, docs: options.eventDocs ? event.docs : undefined };
+    if (phase.kind === 'applyExtrinsic') {
+      const { index } = phase;
       const extrinsic = extrinsics[index];
       if (!extrinsic) throw new Error(`event for missing extrinsic ${index} in block ${hash}`);
       const fact = facts[index];
@@ -153,23 +172,21 @@ export function shapeBlock(
       if (isSuccess) extrinsic.success = true;
       if (isSuccess || isFailure) {
         fact.hasCompletionEvent = true;
-        for (const item of event.data.toJSON() as unknown[]) {
+        for (const item of data) {
           if (extrinsic.signature && hasPaysFee(item)) {
             extrinsic.paysFee = item.paysFee === true || item.paysFee === 'Yes';
             break;
           }
         }
         // DispatchInfo is the last item of both ExtrinsicSuccess and ExtrinsicFailed.
-        const dispatchInfo = event.data[event.data.length - 1] as Codec & { weight?: Codec; class?: Codec };
-        if (dispatchInfo?.weight && dispatchInfo.class) {
-          fact.completion = { weight: dispatchInfo.weight, class: dispatchInfo.class };
-        }
+        const dispatchInfo = data[data.length - 1];
+        if (isDispatchInfo(dispatchInfo)) fact.completion = { weight: dispatchInfo.weight, class: dispatchInfo.class };
       }
-      if (event.method === 'TransactionFeePaid') feePaid.set(index, event.data[1].toString());
+      if (event.method === 'TransactionFeePaid') feePaid.set(index, String(data[1]));
       extrinsic.events.push(shaped);
-    } else if (phase.isFinalization) {
+    } else if (phase.kind === 'finalization') {
       onFinalize.events.push(shaped);
-    } else if (phase.isInitialization) {
+    } else {
       onInitialize.events.push(shaped);
     }
   }
@@ -192,4 +209,15 @@ export function shapeBlock(
     onFinalize,
   };
   return { body, facts };
+}
+
+/** The reference reading, end to end: polkadot.js codecs to sidecar's JSON. */
+export function shapeBlock(
+  hash: string,
+  block: Block,
+  events: EventRecord[] | null,
+  validators: AccountId[],
+  options: ShapeOptions,
+): { body: SidecarBlock; facts: ExtrinsicFacts[] } {
+  return assembleBlock(hash, block.header, decodeWithCodecs(block, events), validators, options);
 }

@@ -11,12 +11,13 @@ import type { TieredCache } from '../cache/tieredCache';
 import { ApiError, badRequest, notFound } from '../errors';
 import { NodeRpcError, type Hex, type NodeClient, type RpcHeader } from '../rpc/nodeClient';
 import { currentStats, wave } from '../rpc/requestStats';
-import { logsToJson, shapeBlock, type SidecarBlock, type SidecarExtrinsic } from './blockShape';
+import { assembleBlock, logsToJson, type SidecarBlock, type SidecarExtrinsic } from './blockShape';
+import { decodeBody } from './bodyDecoding';
 import { FeeDetailsKnowledge } from './feeRules';
 import { resolveFees } from './fees';
 import type { FinalizedHead } from './finalizedHead';
 import type { RuntimeRegistry } from './runtimes';
-import { toSidecarJson } from './sanitize';
+import { toSidecarJson } from '../decode/codecJson';
 import { xcmMessages } from './xcm';
 import { filterXcm, fromCached, queryKey, toCached, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
 
@@ -160,22 +161,28 @@ export class BlocksService {
     const runtime = await this.runtimes.get(version, decodedAt);
     const { registry } = runtime;
 
-    const block = registry.createType('Block', rpcBlock.block) as Block;
+    const header = registry.createType('Header', rpcBlock.block.header) as Header;
     // A node (or a proxy, or chopsticks for hashes it does not know) can hand back
     // some other block; an answer is only ever about the block that was asked for.
     // The genesis hash is taken as the node reported it at start (chopsticks reports a
     // made-up one for a chain it built from a genesis spec).
-    const isAskedFor = block.header.number.unwrap().isZero() ? hash === this.genesisHash : block.header.hash.toHex() === hash;
+    const isAskedFor = number === 0 ? hash === this.genesisHash : header.hash.toHex() === hash;
     if (!isAskedFor) throw unknownBlock(hash);
-    const events =
-      eventsHex === undefined ? null : (registry.createType('Vec<EventRecord>', eventsHex ? hexToU8a(eventsHex) : new Uint8Array()) as unknown as EventRecord[]);
+    const eventsBytes = eventsHex === undefined ? null : eventsHex ? hexToU8a(eventsHex) : new Uint8Array();
+    // The polkadot.js reading, made only if needed (the compiled one declines the block, or XCM is asked for).
+    let reference: Block | undefined;
+    const referenceBlock = () => (reference ??= registry.createType('Block', rpcBlock.block) as Block);
+    const decoded = await decodeBody(runtime, rpcBlock.block.extrinsics, eventsBytes, () => ({
+      block: referenceBlock(),
+      events: eventsBytes && (registry.createType('Vec<EventRecord>', eventsBytes) as unknown as EventRecord[]),
+    }));
     const validators = validatorsHex ? (registry.createType('Vec<AccountId>', hexToU8a(validatorsHex)) as unknown as AccountId[]) : [];
-    const { body, facts } = shapeBlock(registry, hash, block, events, validators, query);
-    const isGenesis = block.header.parentHash.isEmpty;
+    const { body, facts } = assembleBlock(hash, header, decoded, validators, query, decoded.hashes);
+    const isGenesis = number === 0;
 
     // Last wave, only for fees no event reported: the runtime's answers at the parent.
     if (!isGenesis) {
-      await resolveFees(block, body.extrinsics, facts, {
+      await resolveFees(body.extrinsics, facts, {
         node,
         registry,
         parentHash,
@@ -192,9 +199,9 @@ export class BlocksService {
       hash,
       number,
       json: JSON.stringify(body),
-      xcm: query.decodedXcmMsgs ? JSON.stringify(xcmMessages(registry, version.specName, block)) : undefined,
+      xcm: query.decodedXcmMsgs ? JSON.stringify(xcmMessages(registry, version.specName, referenceBlock())) : undefined,
       finalized,
-      immutable: finalized && events !== null,
+      immutable: finalized && eventsBytes !== null,
       fromCache: false,
     };
   }

@@ -7,13 +7,13 @@ import { calc_partial_fee } from '@substrate/calc';
 import type { TypeRegistry } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, u8aToHex, u8aConcat } from '@polkadot/util';
-import type { Block, FeeDetails, RuntimeDispatchInfo } from '@polkadot/types/interfaces';
+import type { FeeDetails, RuntimeDispatchInfo } from '@polkadot/types/interfaces';
 
 import { NodeRpcError, type Hex, type NodeClient } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
 import type { ExtrinsicFacts, SidecarExtrinsic } from './blockShape';
 import { feeRulesFor, type FeeDetailsKnowledge } from './feeRules';
-import { toSidecarJson } from './sanitize';
+import { toSidecarJson, type JsonValue } from '../decode/codecJson';
 
 export interface FeeContext {
   node: NodeClient;
@@ -27,7 +27,7 @@ export interface FeeContext {
 }
 
 /** Fills `info` of every extrinsic in place, following sidecar's rules for the runtime. */
-export async function resolveFees(block: Block, extrinsics: SidecarExtrinsic[], facts: ExtrinsicFacts[], context: FeeContext): Promise<void> {
+export async function resolveFees(extrinsics: SidecarExtrinsic[], facts: ExtrinsicFacts[], context: FeeContext): Promise<void> {
   // With noFees every `info` stays `{}`, as sidecar leaves it.
   if (context.noFees) return;
   const { minCalcFeeRuntime } = feeRulesFor(context.specName);
@@ -45,8 +45,8 @@ export async function resolveFees(block: Block, extrinsics: SidecarExtrinsic[], 
       extrinsic.info = { error: 'Success or failure event for extrinsic does not specify weight' };
     } else if (fact.completion.feeFromEvent !== undefined) {
       extrinsic.info = {
-        weight: toSidecarJson(fact.completion.weight),
-        class: toSidecarJson(fact.completion.class),
+        weight: fact.completion.weight,
+        class: fact.completion.class,
         partialFee: fact.completion.feeFromEvent,
         kind: 'fromEvent',
       };
@@ -61,7 +61,7 @@ export async function resolveFees(block: Block, extrinsics: SidecarExtrinsic[], 
   // A two-dimensional weight (refTime, proofSize) has no single number to scale the fee by: sidecar keeps the estimate.
   const oneDimensional = pending.map((index) => !isTwoDimensional(facts[index].completion!.weight));
   const queries = pending.map((index, i) => {
-    const bytes = block.extrinsics[index].toU8a();
+    const { bytes } = facts[index];
     return Promise.all([
       queryInfo(context, bytes),
       support !== 'notAvailable' && oneDimensional[i] ? queryFeeDetails(context, bytes).catch(() => undefined) : Promise.resolve(undefined),
@@ -85,20 +85,21 @@ export async function resolveFees(block: Block, extrinsics: SidecarExtrinsic[], 
       // No inclusion fee: an unsigned extrinsic, which pays nothing.
       const inclusion = details.inclusionFee.unwrapOr(undefined);
       partialFee = inclusion
-        ? calc_partial_fee(inclusion.baseFee.toString(), inclusion.lenFee.toString(), inclusion.adjustedWeightFee.toString(), refTime(info.weight), completion.weight.toString())
+        ? calc_partial_fee(inclusion.baseFee.toString(), inclusion.lenFee.toString(), inclusion.adjustedWeightFee.toString(), refTime(info.weight), String(completion.weight))
         : '0';
       kind = 'postDispatch';
     } else if (support === 'unknown' && oneDimensional[i]) {
       context.feeDetails.learnWithout(context.specName, context.specVersion);
     }
-    extrinsics[index].info = { weight: toSidecarJson(completion.weight), class: toSidecarJson(info.class), partialFee, kind };
+    extrinsics[index].info = { weight: completion.weight, class: toSidecarJson(info.class), partialFee, kind };
   });
 }
 
-function isTwoDimensional(weight: Codec): boolean {
-  return (weight as unknown as { refTime?: unknown }).refTime !== undefined;
+function isTwoDimensional(weight: JsonValue): boolean {
+  return typeof weight === 'object' && weight !== null && 'refTime' in weight;
 }
 
+/** The estimate's weight: one number, or the time part of two. */
 function refTime(weight: Codec): string {
   const twoDimensional = (weight as unknown as { refTime?: { unwrap(): Codec } }).refTime;
   return twoDimensional ? twoDimensional.unwrap().toString() : weight.toString();

@@ -5,6 +5,7 @@ import { getSpecAlias, getSpecExtensions, getSpecHasher, getSpecTypes } from '@p
 import { blake2AsHex } from '@polkadot/util-crypto';
 import { u8aToHex } from '@polkadot/util';
 
+import { runtimeCodecsFor, type RuntimeCodecs, type UnsupportedFormat } from '../decode/runtimeCodecs';
 import type { Hex, NodeClient, RpcRuntimeVersion } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
 
@@ -12,13 +13,14 @@ export interface Runtime {
   specName: string;
   specVersion: number;
   registry: TypeRegistry;
+  /** The compiled reading of its blocks, or why it has none (they are then read by polkadot.js). */
+  codecs: RuntimeCodecs | UnsupportedFormat;
   hasTransactionPaymentApi: boolean;
 }
 
 const SUPPORTED_METADATA = [16, 15, 14];
 const METADATA_API = blake2AsHex('Metadata', 64);
 const TRANSACTION_PAYMENT_API = blake2AsHex('TransactionPaymentApi', 64);
-
 
 export class RuntimeRegistry {
   private readonly runtimes = new Map<string, Promise<Runtime>>();
@@ -60,6 +62,7 @@ export class RuntimeRegistry {
       specName: version.specName,
       specVersion: version.specVersion,
       registry,
+      codecs: runtimeCodecsFor(registry, metadata.version),
       hasTransactionPaymentApi: version.apis.some(([id]) => id === TRANSACTION_PAYMENT_API),
     };
   }

@@ -1,6 +1,8 @@
 // Shaping a decoded block into sidecar's JSON, with no node: recorded Polkadot
 // blocks (metadata v12 and v14) against the answers sidecar recorded live.
-import { shapeBlock } from '../../src/services/blockShape';
+import { UnsupportedFormat } from '../../src/decode/runtimeCodecs';
+import { assembleBlock, decodeWithCodecs } from '../../src/services/blockShape';
+import { decodeBody } from '../../src/services/bodyDecoding';
 import { resolveFees } from '../../src/services/fees';
 import { FeeDetailsKnowledge } from '../../src/services/feeRules';
 import { decodeRecorded } from '../support/recordedBlocks';
@@ -9,32 +11,65 @@ import { loadPolkadotRecording } from '../support/recordedNode';
 const recording = loadPolkadotRecording();
 const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
 
-describe.each([2392625, 4392619, 7300000])('block %i', (number) => {
-  const expected = recording.recorded[String(number)] as { hash: string; finalized?: boolean; extrinsics: { info: unknown }[] };
+/** A recorded block read the way the service reads it: the compiled codecs where they apply, else polkadot.js. */
+async function shapeRecorded(number: number, hash: string, reading: 'compiled' | 'reference') {
+  const decoded = await decodeRecorded(recording, number);
+  const { runtime, block, events, validators } = decoded;
+  const extrinsicsHex = block.extrinsics.map((extrinsic) => extrinsic.toHex());
+  const eventsBytes = runtime.registry.createType('Vec<EventRecord>', events).toU8a();
+  const body =
+    reading === 'compiled'
+      ? await decodeBody(runtime, extrinsicsHex, eventsBytes, () => {
+          throw new Error('the compiled reading declined the block');
+        })
+      : decodeWithCodecs(block, events);
+  return { ...decoded, ...assembleBlock(hash, block.header, body, validators, query, 'hashes' in body ? body.hashes : undefined) };
+}
 
-  it('shapes to sidecar JSON, every field but the fees', async () => {
-    const { runtime, block, events, validators } = await decodeRecorded(recording, number);
-    const { body } = shapeBlock(runtime.registry, expected.hash, block, events, validators, query);
-    const { finalized: _finalized, ...withoutTag } = expected;
-    const withoutFees = { ...withoutTag, extrinsics: expected.extrinsics.map((x) => ({ ...x, info: {} })) };
-    expect(JSON.parse(JSON.stringify(body))).toEqual(withoutFees);
-  });
+// Every block with sidecar's recorded answer. Metadata v14 ones in both readings; before v14 only polkadot.js reads them.
+const V14_BLOCKS = [5705186, 6800002, 7300000];
+const ALL_BLOCKS = [1603025, 1662525, 2392625, 3592619, 3892620, 4092619, 4392619, 4947391, ...V14_BLOCKS];
 
-  it("fills the fees as sidecar's rules give them", async () => {
-    const { runtime, block, events, validators, node } = await decodeRecorded(recording, number);
-    const { body, facts } = shapeBlock(runtime.registry, expected.hash, block, events, validators, query);
-    await resolveFees(block, body.extrinsics, facts, {
-      node,
-      registry: runtime.registry,
-      parentHash: block.header.parentHash.toHex(),
-      specName: runtime.specName,
-      specVersion: runtime.specVersion,
-      hasTransactionPaymentApi: runtime.hasTransactionPaymentApi,
-      feeDetails: new FeeDetailsKnowledge(),
-      noFees: false,
+describe.each(ALL_BLOCKS.flatMap((number) => (V14_BLOCKS.includes(number) ? ['reference', 'compiled'] : ['reference']).map((reading) => [number, reading] as const)))(
+  'block %i, %s reading',
+  (number, reading) => {
+    const expected = recording.recorded[String(number)] as { hash: string; finalized?: boolean; extrinsics: { info: unknown }[] };
+
+    it('shapes to sidecar JSON, every field but the fees', async () => {
+      const { body } = await shapeRecorded(number, expected.hash, reading);
+      const { finalized: _finalized, ...withoutTag } = expected;
+      const withoutFees = { ...withoutTag, extrinsics: expected.extrinsics.map((x) => ({ ...x, info: {} })) };
+      expect(JSON.parse(JSON.stringify(body))).toEqual(withoutFees);
     });
-    expect(JSON.parse(JSON.stringify(body.extrinsics.map((x) => x.info)))).toEqual(expected.extrinsics.map((x) => x.info));
-  });
+
+    it("fills the fees as sidecar's rules give them", async () => {
+      const { runtime, block, node, body, facts } = await shapeRecorded(number, expected.hash, reading);
+      await resolveFees(body.extrinsics, facts, {
+        node,
+        registry: runtime.registry,
+        parentHash: block.header.parentHash.toHex(),
+        specName: runtime.specName,
+        specVersion: runtime.specVersion,
+        hasTransactionPaymentApi: runtime.hasTransactionPaymentApi,
+        feeDetails: new FeeDetailsKnowledge(),
+        noFees: false,
+      });
+      expect(JSON.parse(JSON.stringify(body.extrinsics.map((x) => x.info)))).toEqual(expected.extrinsics.map((x) => x.info));
+    });
+  },
+);
+
+it.each([18468942, 19772575, 21157800, 22887036])('reads block %i (no recorded answer) the same both ways', async (number) => {
+  const hash = recording.blocks.find((b) => b.number === number)!.hash;
+  const compiled = await shapeRecorded(number, hash, 'compiled');
+  const reference = await shapeRecorded(number, hash, 'reference');
+  expect(JSON.stringify(compiled.body)).toEqual(JSON.stringify(reference.body));
+  expect(compiled.facts.map((fact) => fact.completion)).toEqual(reference.facts.map((fact) => fact.completion));
+});
+
+it('leaves runtimes before metadata v14 to polkadot.js', async () => {
+  const { runtime } = await decodeRecorded(recording, 2392625);
+  expect(runtime.codecs).toBeInstanceOf(UnsupportedFormat);
 });
 
 describe('FeeDetailsKnowledge', () => {

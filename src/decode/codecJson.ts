@@ -1,14 +1,16 @@
 // Turns decoded polkadot.js values into the JSON that substrate-api-sidecar
 // clients already parse: integers as decimal strings, structs by field,
 // enums as `{ variantName: value }` (or the bare name when they carry no data).
-import { BTreeSet, Compact, Enum, GenericAccountId, Option, Set as CodecSet, Struct } from '@polkadot/types';
+import { BTreeSet, Compact, Enum, GenericAccountId, GenericCall, Option, Set as CodecSet, Struct, type TypeRegistry } from '@polkadot/types';
 import { AbstractArray, AbstractInt, CodecMap, Json as JsonCodec } from '@polkadot/types-codec';
 import type { Codec } from '@polkadot/types-codec/types';
 import { isObject, stringCamelCase } from '@polkadot/util';
 import BN from 'bn.js';
-import { LRUCache } from 'lru-cache';
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue | undefined };
+import type { JsonValue } from './json';
+import { ss58 } from './ss58';
+
+export type { JsonValue };
 
 function isCodec(value: unknown): value is Codec {
   return isObject(value) && typeof (value as Partial<Codec>).toU8a === 'function' && 'registry' in value;
@@ -18,20 +20,9 @@ function hasToJson(value: unknown): value is { toJSON(): unknown } {
   return isObject(value) && typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
-// An ss58 address costs a blake2 checksum and a base58 encoding; a block names the
-// same accounts again and again (signers, transfer events, fee events).
-const addresses = new LRUCache<string, string>({ max: 50_000 });
-
-/** The account's ss58 address in its registry's format, remembered by prefix and bytes. */
+/** The account's ss58 address in its registry's format. */
 function ss58Of(account: GenericAccountId): string {
-  const bytes = account.toU8a();
-  const key = `${account.registry.chainSS58 ?? 42}:${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1')}`;
-  let address = addresses.get(key);
-  if (address === undefined) {
-    address = account.toString();
-    addresses.set(key, address);
-  }
-  return address;
+  return ss58(account.toU8a(), account.registry.chainSS58 ?? 42);
 }
 
 function codecToJson(value: Codec): JsonValue {
@@ -90,4 +81,32 @@ export function toSidecarJson(data: unknown): JsonValue {
     return out;
   }
   return data as JsonValue;
+}
+
+/** A call as sidecar prints it at the top of an extrinsic: `{ method: { pallet, method }, args }`. */
+export function callToJson(call: GenericCall, registry: TypeRegistry): { method: { pallet: string; method: string }; args: JsonValue } {
+  const args: { [key: string]: JsonValue } = {};
+  const argStruct = call.get('args') as (Codec & { defKeys?: string[]; get(key: string): Codec | undefined }) | undefined;
+  for (const name of argStruct?.defKeys ?? []) {
+    const value = argStruct?.get(name);
+    args[name] = argToJson(name, value, registry);
+  }
+  return { method: { pallet: call.section, method: call.method }, args };
+}
+
+/** One call argument: calls in it printed as at the top, opaque bytes named `call` as the call they hold. */
+export function argToJson(name: string, value: Codec | undefined, registry: TypeRegistry): JsonValue {
+  if (Array.isArray(value)) {
+    return value.map((item: unknown) => (item instanceof GenericCall ? callToJson(item, registry) : toSidecarJson(item)));
+  }
+  if (value instanceof GenericCall) return callToJson(value, registry);
+  // Calls carried as opaque bytes (multisig, scheduler) are shown decoded when they decode.
+  if (value && name === 'call' && ['Bytes', 'WrapperKeepOpaque<Call>', 'WrapperOpaque<Call>'].includes(value.toRawType())) {
+    try {
+      return callToJson(registry.createType('Call', value.toHex()), registry);
+    } catch {
+      return toSidecarJson(value);
+    }
+  }
+  return toSidecarJson(value);
 }

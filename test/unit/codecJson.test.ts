@@ -1,7 +1,7 @@
 import { TypeRegistry } from '@polkadot/types';
 import BN from 'bn.js';
 
-import { toSidecarJson } from '../../src/services/sanitize';
+import { toSidecarJson } from '../../src/decode/codecJson';
 
 const registry = new TypeRegistry();
 

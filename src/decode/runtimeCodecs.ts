@@ -1,0 +1,337 @@
+// One runtime's compiled reading of blocks: its calls and events by index,
+// the extrinsic envelope (signer, signature, the extensions that carry era,
+// nonce and tip) and the event record, all as decoders into sidecar's JSON.
+// Built once per runtime from the metadata polkadot.js already parsed for it.
+import type { TypeRegistry } from '@polkadot/types';
+import { TypeDefInfo, type TypeDef } from '@polkadot/types-create/types';
+import { stringCamelCase, u8aToHex } from '@polkadot/util';
+
+import { argToJson } from './codecJson';
+import { TypeCompiler, type Decoder } from './compile';
+import type { JsonValue } from './json';
+import { ByteReader, DecodeError } from './reader';
+
+/** Thrown for what this reading does not cover; the block is then read by polkadot.js. */
+export class UnsupportedFormat extends Error {}
+
+interface CallEntry {
+  pallet: string;
+  method: string;
+  docs: string;
+  /** Arguments as a call at the top of an extrinsic prints them (calls inside shown as `{ method, args }`). */
+  topArgs: { name: string; decode: Decoder }[];
+  /** Arguments as a call nested in a value prints them (calls inside shown as `{ callIndex, args }`). */
+  nestedArgs: { name: string; decode: Decoder }[];
+}
+
+interface EventEntry {
+  pallet: string;
+  method: string;
+  docs: string;
+  fields: Decoder[];
+}
+
+export interface DecodedCall {
+  pallet: string;
+  method: string;
+  docs: string;
+  args: { [name: string]: JsonValue };
+}
+
+export interface DecodedExtrinsic {
+  call: DecodedCall;
+  /** null for an unsigned extrinsic */
+  signature: { signature: JsonValue; signer: JsonValue } | null;
+  nonce: JsonValue;
+  tip: JsonValue;
+  era: JsonValue;
+}
+
+export type EventPhase = { kind: 'applyExtrinsic'; index: number } | { kind: 'finalization' } | { kind: 'initialization' };
+
+export interface DecodedEvent {
+  phase: EventPhase;
+  pallet: string;
+  method: string;
+  docs: string;
+  data: JsonValue[];
+}
+
+const IMMORTAL = { immortalEra: '0x00' };
+
+export class RuntimeCodecs {
+  readonly compiler: TypeCompiler;
+  private readonly calls: (CallEntry | undefined)[] = new Array(256 * 256);
+  private readonly events: (EventEntry | undefined)[] = new Array(256 * 256);
+  private readonly address: Decoder;
+  private readonly signature: Decoder;
+  private readonly extensions: { identifier: string; decode: Decoder }[];
+  private readonly topicsCheck: boolean;
+
+  constructor(private readonly registry: TypeRegistry) {
+    this.compiler = new TypeCompiler({
+      registry,
+      ss58Prefix: registry.chainSS58 ?? 42,
+      nestedCall: (reader) => this.nestedCall(reader),
+    });
+    const metadata = registry.metadata;
+    const { extrinsic } = metadata;
+    const byVersion = [...extrinsic.transactionExtensionsByVersion.values()];
+    if (byVersion.length > 1) throw new UnsupportedFormat('several transaction extension versions');
+    const used = byVersion.length === 1 ? byVersion[0].map((index) => extrinsic.transactionExtensions[index.toNumber()]) : [...extrinsic.transactionExtensions];
+    this.extensions = used.map((extension) => ({
+      identifier: extension.identifier.toString(),
+      decode: this.compiler.decoderOf(extension.type.toNumber()),
+    }));
+    this.address = this.compiler.decoderOf(extrinsic.addressType.toNumber());
+    this.signature = this.compiler.decoderOf(extrinsic.signatureType.toNumber());
+    this.topicsCheck = this.checkEventRecord();
+
+    for (const pallet of metadata.pallets) {
+      const palletIndex = pallet.index.toNumber();
+      if (pallet.calls.isSome) {
+        for (const variant of registry.lookup.getSiType(pallet.calls.unwrap().type).def.asVariant.variants) {
+          const callIndex = variant.index.toNumber();
+          this.defineCall(palletIndex, callIndex);
+        }
+      }
+      if (pallet.events.isSome) {
+        const section = stringCamelCase(pallet.name);
+        for (const variant of registry.lookup.getSiType(pallet.events.unwrap().type).def.asVariant.variants) {
+          const fields = variant.fields.map((field) => field.type.toNumber());
+          const entry: EventEntry = { pallet: section, method: variant.name.toString(), docs: joinLines(variant.docs), fields: [] };
+          // Compiled on first use: most of a runtime's events never appear.
+          let compiled = false;
+          Object.defineProperty(entry, 'fields', {
+            get: () => {
+              if (!compiled) {
+                compiled = true;
+                Object.defineProperty(entry, 'fields', { value: fields.map((type) => this.compiler.decoderOf(type)) });
+              }
+              return entry.fields;
+            },
+            configurable: true,
+          });
+          this.events[palletIndex * 256 + variant.index.toNumber()] = entry;
+        }
+      }
+    }
+  }
+
+  /** Decodes one extrinsic (with its length prefix), v4 signed or unsigned. */
+  extrinsic(bytes: Uint8Array): DecodedExtrinsic {
+    const reader = new ByteReader(bytes);
+    const length = reader.compactNumber();
+    if (length !== reader.remaining) throw new DecodeError(`extrinsic says ${length} bytes, has ${reader.remaining}`);
+    const version = reader.u8();
+    if ((version & 0x7f) !== 4) throw new UnsupportedFormat(`extrinsic version ${version & 0x7f}`);
+    if ((version & 0x80) === 0) {
+      const call = this.topCall(reader);
+      expectEnd(reader);
+      return { call, signature: null, nonce: null, tip: null, era: IMMORTAL };
+    }
+    const signer = this.address(reader);
+    const signature = variantPayload(this.signature(reader));
+    let era: JsonValue = IMMORTAL;
+    let nonce: JsonValue = '0';
+    let tip: JsonValue = '0';
+    for (const extension of this.extensions) {
+      const value = extension.decode(reader);
+      switch (extension.identifier) {
+        case 'CheckMortality':
+        case 'CheckEra':
+          era = value;
+          break;
+        case 'CheckNonce':
+          nonce = value;
+          break;
+        case 'ChargeTransactionPayment':
+          tip = value;
+          break;
+        case 'ChargeAssetTxPayment':
+          tip = value !== null && typeof value === 'object' && 'tip' in value ? (value.tip ?? '0') : value;
+          break;
+      }
+    }
+    const call = this.topCall(reader);
+    expectEnd(reader);
+    return { call, signature: { signature, signer }, nonce, tip, era };
+  }
+
+  /** Decodes `Vec<EventRecord>` storage. */
+  eventRecords(bytes: Uint8Array): DecodedEvent[] {
+    const events = this.eventReader(bytes);
+    const out: DecodedEvent[] = new Array(events.count);
+    for (let i = 0; i < events.count; i++) out[i] = events.next();
+    events.end();
+    return out;
+  }
+
+  /** Reads `Vec<EventRecord>` one event at a time, so a caller can pause between them. */
+  eventReader(bytes: Uint8Array): { count: number; next(): DecodedEvent; end(): void } {
+    if (!this.topicsCheck) throw new UnsupportedFormat('event record layout');
+    const reader = new ByteReader(bytes);
+    const count = bytes.length === 0 ? 0 : reader.compactNumber();
+    if (count > reader.remaining) throw new DecodeError(`${count} events in ${reader.remaining} bytes`);
+    return { count, next: () => this.eventRecord(reader), end: () => expectEnd(reader) };
+  }
+
+  private eventRecord(reader: ByteReader): DecodedEvent {
+    const phaseTag = reader.u8();
+    let phase: EventPhase;
+    if (phaseTag === 0) phase = { kind: 'applyExtrinsic', index: reader.u32() };
+    else if (phaseTag === 1) phase = { kind: 'finalization' };
+    else if (phaseTag === 2) phase = { kind: 'initialization' };
+    else throw new DecodeError(`event phase ${phaseTag}`);
+    const palletIndex = reader.u8();
+    const variantIndex = reader.u8();
+    const entry = this.events[palletIndex * 256 + variantIndex];
+    if (!entry) throw new DecodeError(`no event [${palletIndex}, ${variantIndex}]`);
+    const { fields } = entry;
+    const data: JsonValue[] = new Array(fields.length);
+    for (let f = 0; f < fields.length; f++) data[f] = fields[f](reader);
+    reader.take(reader.compactNumber() * 32); // topics
+    return { phase, pallet: entry.pallet, method: entry.method, docs: entry.docs, data };
+  }
+
+  /** A call at the top of an extrinsic, or an argument that is a call: `{ method: { pallet, method }, args }`. */
+  topCall(reader: ByteReader): DecodedCall {
+    const entry = this.callAt(reader);
+    const args: { [name: string]: JsonValue } = {};
+    for (const arg of entry.topArgs) args[arg.name] = arg.decode(reader);
+    return { pallet: entry.pallet, method: entry.method, docs: entry.docs, args };
+  }
+
+  /** A call inside some other value: `{ callIndex, args }`, as polkadot.js prints a Call codec. */
+  nestedCall(reader: ByteReader): JsonValue {
+    const callIndex = u8aToHex(reader.bytes.subarray(reader.pos, reader.pos + 2));
+    const entry = this.callAt(reader);
+    const args: { [name: string]: JsonValue } = {};
+    for (const arg of entry.nestedArgs) args[arg.name] = arg.decode(reader);
+    return { callIndex, args };
+  }
+
+  private callAt(reader: ByteReader): CallEntry {
+    const palletIndex = reader.u8();
+    const callIndex = reader.u8();
+    const entry = this.calls[palletIndex * 256 + callIndex];
+    if (!entry) throw new DecodeError(`no call [${palletIndex}, ${callIndex}]`);
+    return entry;
+  }
+
+  private defineCall(palletIndex: number, callIndex: number): void {
+    const { registry, compiler } = this;
+    const topArg = (name: string, type: number) => this.topArgDecoder(name, type);
+    const found = registry.findMetaCall(new Uint8Array([palletIndex, callIndex]));
+    const fields = found.meta.fields.map((field, i) => ({ name: field.name.isSome ? field.name.unwrap().toString() : `param${i}`, type: field.type.toNumber() }));
+    let top: CallEntry['topArgs'] | undefined;
+    let nested: CallEntry['nestedArgs'] | undefined;
+    const entry = {
+      pallet: found.section,
+      method: found.method,
+      docs: joinLines(found.meta.docs),
+      // Compiled on first use of the call.
+      get topArgs() {
+        return (top ??= fields.map(({ name, type }) => ({ name, decode: topArg(name, type) })));
+      },
+      get nestedArgs() {
+        return (nested ??= fields.map(({ name, type }) => ({ name, decode: compiler.decoderOf(type) })));
+      },
+    };
+    this.calls[palletIndex * 256 + callIndex] = entry;
+  }
+
+  /**
+   * A top-level call argument: a call (or a list of calls) is printed as
+   * `{ method, args }` there, and opaque bytes named `call` as the call they hold.
+   */
+  private topArgDecoder(name: string, type: number): Decoder {
+    const { compiler, registry } = this;
+    const resolved = compiler.resolve(registry.lookup.getTypeDef(type));
+    const top: Decoder = (reader) => {
+      const call = this.topCall(reader);
+      return { method: { pallet: call.pallet, method: call.method }, args: call.args };
+    };
+    if (isCall(resolved)) return top;
+    if ((resolved.info === TypeDefInfo.Vec || resolved.info === TypeDefInfo.VecFixed) && !Array.isArray(resolved.sub) && resolved.sub) {
+      const itemIsCall = isCall(compiler.resolve(resolved.sub));
+      if (itemIsCall) {
+        const fixed = resolved.info === TypeDefInfo.VecFixed ? (resolved.length ?? 0) : undefined;
+        return (reader) => {
+          const count = fixed ?? reader.compactNumber();
+          if (count > reader.remaining) throw new DecodeError(`${count} calls in ${reader.remaining} bytes`);
+          const out: JsonValue[] = new Array(count);
+          for (let i = 0; i < count; i++) out[i] = top(reader);
+          return out;
+        };
+      }
+    }
+    if (resolved.info === TypeDefInfo.Tuple && Array.isArray(resolved.sub) && resolved.sub.some((item) => isCall(compiler.resolve(item)))) {
+      const items = resolved.sub.map((item) => (isCall(compiler.resolve(item)) ? top : compiler.compile(item)));
+      return (reader) => items.map((item) => item(reader));
+    }
+    const decode = compiler.decoderOf(type);
+    if (name === 'call' && isOpaque(resolved)) {
+      // Calls carried as bytes (multisig, scheduler): shown decoded when they decode, by the reference reading.
+      const typeName = registry.createLookupType(type);
+      return (reader) => {
+        const value = registry.createTypeUnsafe(typeName, [reader.bytes.subarray(reader.pos)]);
+        reader.take(value.encodedLength);
+        compiler.delegated++;
+        return argToJson(name, value, registry);
+      };
+    }
+    return decode;
+  }
+
+  /** Events must be `{ phase, event, topics: Vec<Hash> }` with the three phases, as every FRAME runtime has them. */
+  private checkEventRecord(): boolean {
+    const record = this.registry.lookup.types.find(({ type }) => type.path.join('::') === 'frame_system::EventRecord');
+    if (!record || !record.type.def.isComposite) return false;
+    const fields = record.type.def.asComposite.fields.map((field) => field.name.unwrapOr('').toString());
+    if (fields.join() !== 'phase,event,topics') return false;
+    const phase = this.registry.lookup.getSiType(record.type.def.asComposite.fields[0].type);
+    if (!phase.def.isVariant) return false;
+    const variants = phase.def.asVariant.variants.map((variant) => `${variant.index.toNumber()}:${variant.name.toString()}:${variant.fields.length}`);
+    return variants.join() === '0:ApplyExtrinsic:1,1:Finalization:0,2:Initialization:0';
+  }
+}
+
+/** Codecs for a runtime, or the reason there are none (the runtime is then read by polkadot.js alone). */
+export function runtimeCodecsFor(registry: TypeRegistry, metadataVersion: number): RuntimeCodecs | UnsupportedFormat {
+  // Before v14 the metadata names types instead of describing them: polkadot.js's type names are the only reading.
+  if (metadataVersion < 14) return new UnsupportedFormat(`metadata v${metadataVersion}`);
+  try {
+    const codecs = new RuntimeCodecs(registry);
+    return codecs;
+  } catch (error) {
+    return error instanceof UnsupportedFormat ? error : new UnsupportedFormat(String(error));
+  }
+}
+
+function isCall(def: TypeDef): boolean {
+  return def.info === TypeDefInfo.Plain && (def.type === 'Call' || def.type === 'RuntimeCall');
+}
+
+function isOpaque(def: TypeDef): boolean {
+  return (
+    (def.info === TypeDefInfo.Plain && def.type === 'Bytes') ||
+    def.info === TypeDefInfo.WrapperKeepOpaque ||
+    def.info === TypeDefInfo.WrapperOpaque
+  );
+}
+
+/** A MultiSignature is printed as its bytes, without the scheme's name (as polkadot.js gives `signature`). */
+function variantPayload(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  return keys.length === 1 ? (value[keys[0]] ?? null) : value;
+}
+
+function joinLines(lines: readonly { toString(): string }[]): string {
+  return lines.map((line) => line.toString()).join('\n');
+}
+
+function expectEnd(reader: ByteReader): void {
+  if (reader.remaining !== 0) throw new DecodeError(`${reader.remaining} bytes left over`);
+}

@@ -1,0 +1,89 @@
+// Reads a block's extrinsics and events with the runtime's compiled codecs,
+// pausing now and then so that one big block does not hold up every other
+// request; anything the compiled reading does not cover (old metadata, an
+// unknown extrinsic format, bytes it rejects) is read by polkadot.js instead,
+// for the whole block, and counted.
+import type { Block, EventRecord } from '@polkadot/types/interfaces';
+import { hexToU8a, u8aToHex } from '@polkadot/util';
+import { blake2AsU8a } from '@polkadot/util-crypto';
+
+import { DecodeError } from '../decode/reader';
+import { UnsupportedFormat, type DecodedEvent, type DecodedExtrinsic, type RuntimeCodecs } from '../decode/runtimeCodecs';
+import type { Hex } from '../rpc/nodeClient';
+import { decodeWithCodecs, type DecodedBody } from './blockShape';
+import type { Runtime } from './runtimes';
+
+/** How blocks were read since start, for /metrics. */
+export const decodeCounters = { compiled: 0, fallback: 0, pauses: 0 };
+
+/** Work between pauses: long enough to cost little, short enough that a warm answer waits at most this. */
+const SLICE_MS = 4;
+const CHECK_EVERY = 32;
+
+export interface BlockBody extends DecodedBody {
+  /** Each extrinsic's hash, when the reading computed them. */
+  hashes?: string[];
+}
+
+/**
+ * The body of a block. `reference` builds the polkadot.js reading; it is only
+ * called when the compiled one cannot read the block.
+ */
+export async function decodeBody(
+  runtime: Runtime,
+  extrinsicsHex: Hex[],
+  eventsBytes: Uint8Array | null,
+  reference: () => { block: Block; events: EventRecord[] | null },
+): Promise<BlockBody> {
+  const { codecs } = runtime;
+  if (!(codecs instanceof UnsupportedFormat)) {
+    try {
+      const body = await decodeCompiled(codecs, extrinsicsHex, eventsBytes);
+      decodeCounters.compiled++;
+      return body;
+    } catch (error) {
+      if (!(error instanceof DecodeError || error instanceof UnsupportedFormat)) throw error;
+    }
+  }
+  decodeCounters.fallback++;
+  const { block, events } = reference();
+  return decodeWithCodecs(block, events);
+}
+
+async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], eventsBytes: Uint8Array | null): Promise<BlockBody> {
+  const pacer = new Pacer();
+  const count = extrinsicsHex.length;
+  const extrinsics: DecodedExtrinsic[] = new Array(count);
+  const extrinsicBytes: Uint8Array[] = new Array(count);
+  const hashes: string[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const bytes = hexToU8a(extrinsicsHex[i]);
+    extrinsicBytes[i] = bytes;
+    extrinsics[i] = codecs.extrinsic(bytes);
+    hashes[i] = u8aToHex(blake2AsU8a(bytes, 256));
+    if (i % CHECK_EVERY === CHECK_EVERY - 1) await pacer.maybePause();
+  }
+  let events: DecodedEvent[] | null = null;
+  if (eventsBytes) {
+    const reader = codecs.eventReader(eventsBytes);
+    events = new Array(reader.count);
+    for (let i = 0; i < reader.count; i++) {
+      events[i] = reader.next();
+      if (i % CHECK_EVERY === CHECK_EVERY - 1) await pacer.maybePause();
+    }
+    reader.end();
+  }
+  return { extrinsics, extrinsicBytes, events, hashes };
+}
+
+/** Yields to the event loop once a slice of work has run for SLICE_MS. */
+class Pacer {
+  private sliceStart = performance.now();
+
+  async maybePause(): Promise<void> {
+    if (performance.now() - this.sliceStart < SLICE_MS) return;
+    decodeCounters.pauses++;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.sliceStart = performance.now();
+  }
+}
