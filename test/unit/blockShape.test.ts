@@ -2,7 +2,7 @@
 // blocks (metadata v12 and v14) against the answers sidecar recorded live.
 import { UnsupportedFormat } from '../../src/decode/runtimeCodecs';
 import { assembleBlock, decodeWithCodecs } from '../../src/services/blockShape';
-import { decodeBody } from '../../src/services/bodyDecoding';
+import { decodeBody, type BlockBody } from '../../src/services/bodyDecoding';
 import { resolveFees } from '../../src/services/fees';
 import { FeeDetailsKnowledge } from '../../src/services/feeRules';
 import { decodeRecorded } from '../support/recordedBlocks';
@@ -17,20 +17,20 @@ async function shapeRecorded(number: number, hash: string, reading: 'compiled' |
   const { runtime, block, events, validators } = decoded;
   const extrinsicsHex = block.extrinsics.map((extrinsic) => extrinsic.toHex());
   const eventsBytes = runtime.registry.createType('Vec<EventRecord>', events).toU8a();
-  const body =
+  const body: BlockBody =
     reading === 'compiled'
       ? await decodeBody(runtime, extrinsicsHex, eventsBytes, () => {
           throw new Error('the compiled reading declined the block');
         })
       : decodeWithCodecs(block, events);
-  return { ...decoded, ...assembleBlock(hash, block.header, body, validators, query, 'hashes' in body ? body.hashes : undefined) };
+  return { ...decoded, ...assembleBlock(hash, block.header, body, validators, query, body.hashes) };
 }
 
 // Every block with sidecar's recorded answer. Metadata v14 ones in both readings; before v14 only polkadot.js reads them.
 const V14_BLOCKS = [5705186, 6800002, 7300000];
 const ALL_BLOCKS = [1603025, 1662525, 2392625, 3592619, 3892620, 4092619, 4392619, 4947391, ...V14_BLOCKS];
 
-describe.each(ALL_BLOCKS.flatMap((number) => (V14_BLOCKS.includes(number) ? ['reference', 'compiled'] : ['reference']).map((reading) => [number, reading] as const)))(
+describe.each(ALL_BLOCKS.flatMap((number) => (V14_BLOCKS.includes(number) ? (['reference', 'compiled'] as const) : (['reference'] as const)).map((reading) => [number, reading] as const)))(
   'block %i, %s reading',
   (number, reading) => {
     const expected = recording.recorded[String(number)] as { hash: string; finalized?: boolean; extrinsics: { info: unknown }[] };
