@@ -37,6 +37,11 @@ const UINT_BYTES: Record<string, number> = {
 };
 const INT_BYTES: Record<string, number> = { i8: 1, i16: 2, i32: 4, i64: 8, i128: 16, i256: 32 };
 const HASH_BYTES: Record<string, number> = { H64: 8, H160: 20, H256: 32, H512: 64 };
+/**
+ * A count no vector can have: past the bytes left, beyond what zero-sized items
+ * (`()`, empty structs) explain. Bounds the work garbage lengths can ask for.
+ */
+const ZERO_SIZED_SLACK = 1024;
 const BYTE_VECTORS = new Set(['Bytes', 'OpaquePeerId', 'OpaqueMultiaddr', 'OpaqueMetadata']);
 
 export interface CompileContext {
@@ -66,19 +71,21 @@ export class TypeCompiler {
     return decoder;
   }
 
-  /** What polkadot.js makes of type `index` once references are followed. */
+  /** What polkadot.js makes of a type once references are followed. */
   resolve(def: TypeDef): TypeDef {
     let resolved = def;
-    while (resolved.info === TypeDefInfo.Si && resolved.lookupIndex !== undefined) {
-      resolved = this.context.registry.lookup.getTypeDef(resolved.lookupIndex);
+    for (let target = referenceOf(resolved); target !== undefined; target = referenceOf(resolved)) {
+      resolved = this.context.registry.lookup.getTypeDef(target);
     }
     return resolved;
   }
 
   compile(def: TypeDef): Decoder {
     switch (def.info) {
-      case TypeDefInfo.Si:
-        return def.lookupIndex === undefined ? this.delegate(def) : this.decoderOf(def.lookupIndex);
+      case TypeDefInfo.Si: {
+        const target = referenceOf(def);
+        return target === undefined ? this.delegate(def) : this.decoderOf(target);
+      }
       case TypeDefInfo.Plain:
         return this.plain(def);
       case TypeDefInfo.Null:
@@ -135,21 +142,39 @@ export class TypeCompiler {
       case 'Call':
       case 'RuntimeCall':
         return (reader) => this.context.nestedCall(reader);
-      case 'MultiAddress': {
-        // Every signer and nearly every destination is the `Id` form; the others are left to polkadot.js.
-        const other = this.delegate(def);
-        return (reader) => {
-          if (reader.bytes[reader.pos] !== 0) return other(reader);
-          reader.take(1);
-          return { id: ss58At(reader.buffer, reader.take(32), 32, ss58Prefix) };
-        };
-      }
+      case 'MultiAddress':
+        return def.lookupIndex === undefined ? this.delegate(def) : this.multiAddress(def.lookupIndex);
       case 'Era':
       case 'ExtrinsicEra':
         return era;
       default:
         return this.delegate(def);
     }
+  }
+
+  /**
+   * A MultiAddress as the metadata defines it. Signers and destinations are the
+   * `Id` form; the others are read by their declared types too, where polkadot.js
+   * guesses from the length of what follows (see test/decodeFuzz.test.ts).
+   */
+  private multiAddress(index: number): Decoder {
+    const { ss58Prefix, registry } = this.context;
+    const type = registry.lookup.getSiType(index);
+    if (!type.def.isVariant) return this.delegate(registry.lookup.getTypeDef(index));
+    const keys: (string | undefined)[] = new Array(256);
+    const payloads: Decoder[] = new Array(256);
+    for (const variant of type.def.asVariant.variants) {
+      if (variant.fields.length !== 1) return this.delegate(registry.lookup.getTypeDef(index));
+      keys[variant.index.toNumber()] = stringCamelCase(variant.name.toString());
+      payloads[variant.index.toNumber()] = this.decoderOf(variant.fields[0].type.toNumber());
+    }
+    return (reader) => {
+      const tag = reader.u8();
+      if (tag === 0) return { id: ss58At(reader.buffer, reader.take(32), 32, ss58Prefix) };
+      const key = keys[tag];
+      if (key === undefined) throw new DecodeError(`no MultiAddress variant ${tag}`);
+      return { [key]: payloads[tag](reader) };
+    };
   }
 
   private compact(def: TypeDef): Decoder {
@@ -237,8 +262,7 @@ export class TypeCompiler {
     const item = this.compile(itemDef);
     return (reader) => {
       const count = reader.compactNumber();
-      // Each element takes a byte at least, but for zero-sized ones: a count past the bytes left is not a real vector.
-      if (count > reader.remaining) throw new DecodeError(`vector of ${count} with ${reader.remaining} bytes left`);
+      if (count > reader.remaining + ZERO_SIZED_SLACK) throw new DecodeError(`vector of ${count} with ${reader.remaining} bytes left`);
       const out: JsonValue[] = new Array(count);
       for (let i = 0; i < count; i++) out[i] = item(reader);
       return out;
@@ -262,7 +286,7 @@ export class TypeCompiler {
     const value = this.compile(valueDef);
     return (reader) => {
       const count = reader.compactNumber();
-      if (count > reader.remaining) throw new DecodeError(`map of ${count} with ${reader.remaining} bytes left`);
+      if (count > reader.remaining + ZERO_SIZED_SLACK) throw new DecodeError(`map of ${count} with ${reader.remaining} bytes left`);
       const out: { [key: string]: JsonValue } = {};
       for (let i = 0; i < count; i++) {
         const plainKey = key(reader);
@@ -283,6 +307,16 @@ export class TypeCompiler {
       return toSidecarJson(value);
     };
   }
+}
+
+/**
+ * The type a reference points at. A wrapper polkadot.js flattens keeps its own
+ * index but names the wrapped type (`Lookup63`): the name is the one to follow.
+ */
+export function referenceOf(def: TypeDef): number | undefined {
+  if (def.info !== TypeDefInfo.Si) return undefined;
+  const named = /^Lookup(\d+)$/.exec(def.type);
+  return named ? Number(named[1]) : def.lookupIndex;
 }
 
 function subOf(def: TypeDef): TypeDef {
