@@ -1,0 +1,300 @@
+// `npm run bench:decode`: the cost of decoding, where fastcar must work rather
+// than wait. In one run, against the real sidecar 18 on the same devnet:
+//   - decode CPU per block, compiled codecs against polkadot.js, in this process;
+//   - the raw fetch of a block and its events (the floor of any cold answer);
+//   - cold /blocks/17 (522 extrinsics, 2605 events), fastcar and sidecar;
+//   - a cold walk of blocks 20-200 at 10 connections through a warm caching proxy;
+//   - a synthesized 3,000-extrinsic inscription block: cold time and peak RSS;
+//   - warm p99 while that block is being answered cold, again and again.
+// Prints the figures and writes bench/results/decode.json.
+import '../devnet/quiet';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { Metadata, TypeRegistry } from '@polkadot/types';
+import type { Block, EventRecord } from '@polkadot/types/interfaces';
+import { hexToU8a } from '@polkadot/util';
+import autocannon from 'autocannon';
+import { WebSocket } from 'ws';
+
+import { serveStoredChain } from '../devnet/cli';
+import { peakRssMb, startFastcarProcess, startSidecar, type Peer } from '../harness/processes';
+import { startSpamNode } from '../harness/spamBlock';
+import { runtimeCodecsFor } from '../src/decode/runtimeCodecs';
+import { createLogger } from '../src/logger';
+import { proxyConfigFor } from '../src/proxy/proxyConfig';
+import { startProxy } from '../src/proxy/startProxy';
+import { assembleBlock, decodeWithCodecs } from '../src/services/blockShape';
+import { decodeBody } from '../src/services/bodyDecoding';
+import type { Runtime } from '../src/services/runtimes';
+
+type Hex = `0x${string}`;
+const SYSTEM_EVENTS = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';
+const SPAM_EXTRINSICS = 3000;
+const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const round = (value: number) => Math.round(value * 10) / 10;
+
+/** A minimal JSON-RPC client: the raw fetch is measured without any library between. */
+async function rpcClient(url: string) {
+  const socket = new WebSocket(url, { maxPayload: 256 * 1024 * 1024 });
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  let nextId = 0;
+  const pending = new Map<number, (result: unknown) => void>();
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data)) as { id: number; result: unknown };
+    pending.get(message.id)?.(message.result);
+    pending.delete(message.id);
+  });
+  return {
+    call<T>(method: string, params: unknown[] = []): Promise<T> {
+      const id = ++nextId;
+      return new Promise<T>((resolve) => {
+        pending.set(id, resolve as (result: unknown) => void);
+        socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+      });
+    },
+    close: () => socket.close(),
+  };
+}
+
+type Client = Awaited<ReturnType<typeof rpcClient>>;
+
+/** The block and its events, fetched together, as any cold answer must. */
+async function rawFetchMs(client: Client, hash: Hex, runs = 7): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await Promise.all([client.call('chain_getBlock', [hash]), client.call('state_getStorage', [SYSTEM_EVENTS, hash])]);
+    times.push(performance.now() - started);
+  }
+  return round(median(times));
+}
+
+/** Median time of `runs` requests, one at a time; each path is asked once. */
+async function sequentialMs(baseUrl: string, paths: string[]): Promise<{ ms: number; status: number[] }> {
+  const times: number[] = [];
+  const status: number[] = [];
+  for (const path of paths) {
+    const started = performance.now();
+    const response = await fetch(baseUrl + path);
+    await response.arrayBuffer();
+    times.push(performance.now() - started);
+    status.push(response.status);
+  }
+  return { ms: round(median(times)), status: [...new Set(status)] };
+}
+
+/** Each path once, `connections` at a time: requests per second. */
+async function walk(baseUrl: string, paths: string[], connections: number): Promise<{ rps: number; non2xx: number }> {
+  const queue = [...paths];
+  let non2xx = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+        const response = await fetch(baseUrl + path);
+        await response.arrayBuffer();
+        if (!response.ok) non2xx++;
+      }
+    }),
+  );
+  return { rps: round(paths.length / ((performance.now() - started) / 1000)), non2xx };
+}
+
+/** Decode CPU of one block, both readings, in this process (median of runs, after a warm-up). */
+async function decodeCpu(client: Client, hash: Hex, runtime: Runtime) {
+  const [{ block: rpcBlock }, eventsHex] = await Promise.all([
+    client.call<{ block: { header: unknown; extrinsics: Hex[] } }>('chain_getBlock', [hash]),
+    client.call<Hex>('state_getStorage', [SYSTEM_EVENTS, hash]),
+  ]);
+  const { registry } = runtime;
+  const events = hexToU8a(eventsHex);
+  const compiled = async () => {
+    const header = registry.createType('Header', rpcBlock.header);
+    const body = await decodeBody(runtime, rpcBlock.extrinsics, events, () => {
+      throw new Error('declined');
+    });
+    return JSON.stringify(assembleBlock(hash, header, body, [], query, body.hashes).body);
+  };
+  const reference = () => {
+    const block = registry.createType('Block', rpcBlock) as Block;
+    const records = registry.createType('Vec<EventRecord>', events) as unknown as EventRecord[];
+    return JSON.stringify(assembleBlock(hash, block.header, decodeWithCodecs(block, records), [], query).body);
+  };
+  const time = async (fn: () => unknown, runs: number) => {
+    await fn();
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const started = performance.now();
+      await fn();
+      times.push(performance.now() - started);
+    }
+    return round(median(times));
+  };
+  const same = (await compiled()) === reference();
+  return { extrinsics: rpcBlock.extrinsics.length, compiledMs: await time(compiled, 7), polkadotJsMs: await time(reference, 3), identical: same };
+}
+
+async function runtimeAt(client: Client, hash: Hex): Promise<Runtime> {
+  const [metadataHex, properties] = await Promise.all([client.call<Hex>('state_getMetadata', [hash]), client.call<Record<string, unknown>>('system_properties')]);
+  const registry = new TypeRegistry();
+  registry.setChainProperties(registry.createType('ChainProperties', properties));
+  const metadata = new Metadata(registry, metadataHex);
+  registry.setMetadata(metadata);
+  return { specName: 'bench', specVersion: 0, registry, codecs: runtimeCodecsFor(registry, metadata.version), hasTransactionPaymentApi: true };
+}
+
+async function withPeers<T>(start: () => Promise<Peer[]>, use: (peers: Peer[]) => Promise<T>): Promise<{ result: T; rssMb: number[] }> {
+  const peers = await start();
+  try {
+    const result = await use(peers);
+    return { result, rssMb: peers.map((peer) => peakRssMb(peer.pid)) };
+  } finally {
+    await Promise.all(peers.map((peer) => peer.stop()));
+  }
+}
+
+async function main() {
+  const started = Date.now();
+  const { devnet, manifest } = await serveStoredChain(0);
+  const client = await rpcClient(devnet.wsUrl);
+  const hashOf = (n: number) => client.call<Hex>('chain_getBlockHash', [n]);
+  const big = manifest.blocks.big;
+  const bigHash = await hashOf(big);
+  const smallHash = await hashOf(manifest.blocks.transfer25);
+  const runtime = await runtimeAt(client, bigHash);
+  const figures: Record<string, unknown> = {};
+  const say = (line: string) => console.log(line);
+
+  console.error('spam block: signing and encoding...');
+  const spam = await startSpamNode(devnet.wsUrl, { count: SPAM_EXTRINSICS, templateBlock: manifest.blocks.bigRemarks });
+  const spamClient = await rpcClient(spam.url);
+
+  // 1. Decode CPU per block.
+  const cpu = {
+    [`block ${manifest.blocks.transfer25} (small)`]: await decodeCpu(client, smallHash, runtime),
+    [`block ${big}`]: await decodeCpu(client, bigHash, runtime),
+    [`spam block (${spam.extrinsics} extrinsics)`]: await decodeCpu(spamClient, spam.hash, runtime),
+  };
+  figures.decodeCpu = cpu;
+  say('decode + shape CPU per block (median, this process):');
+  for (const [name, m] of Object.entries(cpu)) say(`  ${name}: compiled ${m.compiledMs} ms, polkadot.js ${m.polkadotJsMs} ms (${round(m.polkadotJsMs / m.compiledMs)}x), identical JSON: ${m.identical}`);
+
+  // 2. The raw fetch of the block and its events.
+  const rawBig = await rawFetchMs(client, bigHash);
+  const rawSpam = await rawFetchMs(spamClient, spam.hash);
+  figures.rawFetchMs = { [`block ${big}`]: rawBig, spam: rawSpam };
+  say(`raw fetch (chain_getBlock + System.Events together): block ${big} ${rawBig} ms, spam block ${rawSpam} ms`);
+
+  // 3. Cold /blocks/17: fastcar with its cache off; sidecar asked with a new paraId each time (a new key in its block cache).
+  const coldPaths = (query: string) => Array.from({ length: 5 }, (_, i) => `/blocks/${big}?${query}paraId=${1000 + i}`);
+  const cold = await withPeers(
+    async () => [await startFastcarProcess(devnet.wsUrl, { FASTCAR_CACHE_MAX_BYTES: '1' }), await startSidecar(devnet.wsUrl)],
+    async ([fastcar, sidecar]) => {
+      const out: Record<string, { fastcarMs: number; sidecarMs: number }> = {};
+      for (const [name, q] of [['fees', ''], ['noFees', 'noFees=true&']] as const) {
+        await fetch(`${fastcar.url}/blocks/1`); // runtime loaded before measuring, as sidecar loads it at start
+        const f = await sequentialMs(fastcar.url, coldPaths(q));
+        const s = await sequentialMs(sidecar.url, coldPaths(q));
+        out[name] = { fastcarMs: f.ms, sidecarMs: s.ms };
+      }
+      return out;
+    },
+  );
+  figures.coldBig = { ...cold.result, rawFetchMs: rawBig };
+  for (const [name, m] of Object.entries(cold.result)) {
+    say(`cold /blocks/${big} (${name}): fastcar ${m.fastcarMs} ms, sidecar ${m.sidecarMs} ms -> ${round(m.sidecarMs / m.fastcarMs)}x sidecar; ${round(m.fastcarMs / rawBig)}x the raw fetch`);
+  }
+
+  // 4. Cold walk of 20-200 at c=10 through a warm caching proxy (the node answering at once).
+  const proxy = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
+  const proxyUrl = `ws://${proxy.address}`;
+  const walkPaths = Array.from({ length: 181 }, (_, i) => `/blocks/${20 + i}`);
+  await withPeers(
+    async () => [await startFastcarProcess(proxyUrl, { FASTCAR_CACHE_MAX_BYTES: '1' }), await startSidecar(proxyUrl)],
+    async ([fastcar, sidecar]) => {
+      await walk(fastcar.url, walkPaths, 10); // fills the proxy with what fastcar asks
+      await walk(sidecar.url, walkPaths, 10); // and with what sidecar asks
+    },
+  );
+  const walked = await withPeers(
+    async () => [await startFastcarProcess(proxyUrl, { FASTCAR_CACHE_MAX_BYTES: '1' }), await startSidecar(proxyUrl)],
+    async ([fastcar, sidecar]) => {
+      await fetch(`${fastcar.url}/blocks/1`);
+      return { fastcar: await walk(fastcar.url, walkPaths, 10), sidecar: await walk(sidecar.url, walkPaths, 10) };
+    },
+  );
+  await proxy.proxy.close();
+  figures.coldWalk = walked.result;
+  say(
+    `cold walk 20-200, fees, c=10, via warm proxy: fastcar ${walked.result.fastcar.rps} req/s, sidecar ${walked.result.sidecar.rps} req/s -> ${round(walked.result.fastcar.rps / walked.result.sidecar.rps)}x (non-2xx ${walked.result.fastcar.non2xx}/${walked.result.sidecar.non2xx})`,
+  );
+
+  // 5. The spam block, cold: fastcar (cache off), then sidecar once (noFees, or it asks the devnet's slow runtime for every fee).
+  const spamCold = await withPeers(
+    async () => [await startFastcarProcess(spam.url, { FASTCAR_CACHE_MAX_BYTES: '1' })],
+    async ([fastcar]) => {
+      await fetch(`${fastcar.url}/blocks/1`);
+      return sequentialMs(fastcar.url, Array.from({ length: 5 }, (_, i) => `/blocks/${spam.hash}?paraId=${i}`));
+    },
+  );
+  const spamSidecar = await withPeers(
+    async () => [await startSidecar(spam.url)],
+    async ([sidecar]) => sequentialMs(sidecar.url, [`/blocks/${spam.hash}?noFees=true`]),
+  );
+  figures.spamBlock = { extrinsics: spam.extrinsics, mb: round(spam.bytes / 1e6), fastcarMs: spamCold.result.ms, fastcarPeakRssMb: spamCold.rssMb[0], sidecarNoFeesMs: spamSidecar.result.ms, sidecarPeakRssMb: spamSidecar.rssMb[0], rawFetchMs: rawSpam };
+  say(
+    `spam block (${spam.extrinsics} extrinsics, ${round(spam.bytes / 1e6)} MB): fastcar cold ${spamCold.result.ms} ms, peak RSS ${spamCold.rssMb[0]} MB; sidecar (noFees) ${spamSidecar.result.ms} ms, peak RSS ${spamSidecar.rssMb[0]} MB`,
+  );
+
+  // 6. Warm p99 with and without the spam block being answered cold alongside.
+  const warmPath = `/blocks/${manifest.blocks.transfer25}`;
+  const stall = await withPeers(
+    async () => [await startFastcarProcess(spam.url)],
+    async ([fastcar]) => {
+      await fetch(fastcar.url + warmPath);
+      const warm = () => autocannon({ url: fastcar.url + warmPath, connections: 4, duration: 6 });
+      const quiet = await warm();
+      let coldAnswers = 0;
+      let loading = true;
+      const load = (async () => {
+        for (let i = 0; loading; i++) {
+          await (await fetch(`${fastcar.url}/blocks/${spam.hash}?paraId=${5000 + i}`)).arrayBuffer(); // not finalized: never cached
+          coldAnswers++;
+        }
+      })();
+      const busy = await warm();
+      loading = false;
+      await load;
+      return { quietP99: quiet.latency.p99, busyP99: busy.latency.p99, busyMax: busy.latency.max, warmRps: busy.requests.average, coldAnswers };
+    },
+  );
+  figures.warmDuringColdSpam = stall.result;
+  say(
+    `warm /blocks/${manifest.blocks.transfer25} c=4: p99 ${stall.result.quietP99} ms alone, ${stall.result.busyP99} ms (max ${stall.result.busyMax}) while the spam block was answered cold ${stall.result.coldAnswers} times`,
+  );
+
+  spamClient.close();
+  client.close();
+  await spam.close();
+  await devnet.close();
+  const result = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version },
+    seconds: Math.round((Date.now() - started) / 1000),
+    figures,
+  };
+  mkdirSync(join(__dirname, 'results'), { recursive: true });
+  writeFileSync(join(__dirname, 'results', 'decode.json'), `${JSON.stringify(result, null, 2)}\n`);
+  say(`written: bench/results/decode.json (${result.seconds}s)`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`bench failed: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  },
+);
