@@ -6,6 +6,7 @@ import { TypeRegistry } from '@polkadot/types';
 import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';
 import { hexToU8a } from '@polkadot/util';
 
+import { bytesOfHex } from '../decode/hex';
 import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
 import { ApiError, badRequest, notFound } from '../errors';
@@ -168,7 +169,7 @@ export class BlocksService {
     // made-up one for a chain it built from a genesis spec).
     const isAskedFor = number === 0 ? hash === this.genesisHash : header.hash.toHex() === hash;
     if (!isAskedFor) throw unknownBlock(hash);
-    const eventsBytes = eventsHex === undefined ? null : eventsHex ? hexToU8a(eventsHex) : new Uint8Array();
+    const eventsBytes = eventsHex === undefined ? null : eventsHex ? bytesOfHex(eventsHex) : new Uint8Array();
     // The polkadot.js reading, made only if needed (the compiled one declines the block, or XCM is asked for).
     let reference: Block | undefined;
     const referenceBlock = () => (reference ??= registry.createType('Block', rpcBlock.block) as Block);

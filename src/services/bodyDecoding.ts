@@ -4,9 +4,9 @@
 // unknown extrinsic format, bytes it rejects) is read by polkadot.js instead,
 // for the whole block, and counted.
 import type { Block, EventRecord } from '@polkadot/types/interfaces';
-import { hexToU8a, u8aToHex } from '@polkadot/util';
 import { blake2AsU8a } from '@polkadot/util-crypto';
 
+import { bytesOfHex, hexOfBytes } from '../decode/hex';
 import { DecodeError } from '../decode/reader';
 import { UnsupportedFormat, type DecodedEvent, type DecodedExtrinsic, type RuntimeCodecs } from '../decode/runtimeCodecs';
 import type { Hex } from '../rpc/nodeClient';
@@ -57,10 +57,10 @@ async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], event
   const extrinsicBytes: Uint8Array[] = new Array(count);
   const hashes: string[] = new Array(count);
   for (let i = 0; i < count; i++) {
-    const bytes = hexToU8a(extrinsicsHex[i]);
+    const bytes = bytesOfHex(extrinsicsHex[i]);
     extrinsicBytes[i] = bytes;
     extrinsics[i] = codecs.extrinsic(bytes);
-    hashes[i] = u8aToHex(blake2AsU8a(bytes, 256));
+    hashes[i] = hexOfBytes(blake2AsU8a(bytes, 256));
     if (i % CHECK_EVERY === CHECK_EVERY - 1) await pacer.maybePause();
   }
   let events: DecodedEvent[] | null = null;
