@@ -37,6 +37,7 @@ export class Metrics {
     this.gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
     this.gauge('fastcar_blocks_decoded_compiled', 'Blocks read by the compiled codecs since start', () => decodeCounters.compiled);
     this.gauge('fastcar_blocks_decoded_fallback', 'Blocks read by polkadot.js since start (old metadata, or bytes the compiled codecs declined)', () => decodeCounters.fallback);
+    this.gauge('fastcar_decode_faults', 'Blocks the compiled codecs failed on by an error of their own (read by polkadot.js instead) since start', () => decodeCounters.faults);
     this.gauge('fastcar_decode_pauses', 'Times a block decode yielded to other requests since start', () => decodeCounters.pauses);
   }
 

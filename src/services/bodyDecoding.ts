@@ -14,7 +14,7 @@ import { decodeWithCodecs, type DecodedBody } from './blockShape';
 import type { Runtime } from './runtimes';
 
 /** How blocks were read since start, for /metrics. */
-export const decodeCounters = { compiled: 0, fallback: 0, pauses: 0 };
+export const decodeCounters = { compiled: 0, fallback: 0, pauses: 0, faults: 0 };
 
 /** Work between pauses: long enough to cost little, short enough that a warm answer waits at most this. */
 const SLICE_MS = 4;
@@ -42,7 +42,9 @@ export async function decodeBody(
       decodeCounters.compiled++;
       return body;
     } catch (error) {
-      if (!(error instanceof DecodeError || error instanceof UnsupportedFormat)) throw error;
+      // Whatever stops the compiled reading (bytes it rejects, a format it does not cover,
+      // or a fault of its own) is polkadot.js's to read; its failure, if any, is the answer.
+      if (!(error instanceof DecodeError || error instanceof UnsupportedFormat)) decodeCounters.faults++;
     }
   }
   decodeCounters.fallback++;

@@ -1,8 +1,8 @@
 // Shaping a decoded block into sidecar's JSON, with no node: recorded Polkadot
 // blocks (metadata v12 and v14) against the answers sidecar recorded live.
-import { UnsupportedFormat } from '../../src/decode/runtimeCodecs';
+import { UnsupportedFormat, type RuntimeCodecs } from '../../src/decode/runtimeCodecs';
 import { assembleBlock, decodeWithCodecs } from '../../src/services/blockShape';
-import { decodeBody, type BlockBody } from '../../src/services/bodyDecoding';
+import { decodeBody, decodeCounters, type BlockBody } from '../../src/services/bodyDecoding';
 import { resolveFees } from '../../src/services/fees';
 import { FeeDetailsKnowledge } from '../../src/services/feeRules';
 import { decodeRecorded } from '../support/recordedBlocks';
@@ -65,6 +65,21 @@ it.each([18468942, 19772575, 21157800, 22887036])('reads block %i (no recorded a
   const reference = await shapeRecorded(number, hash, 'reference');
   expect(JSON.stringify(compiled.body)).toEqual(JSON.stringify(reference.body));
   expect(compiled.facts.map((fact) => fact.completion)).toEqual(reference.facts.map((fact) => fact.completion));
+});
+
+it('reads a block with polkadot.js when the compiled reading fails on it, and counts that', async () => {
+  const { runtime, block, events } = await decodeRecorded(recording, 7300000);
+  const broken = Object.create(runtime.codecs as RuntimeCodecs) as RuntimeCodecs;
+  broken.extrinsic = () => {
+    throw new TypeError('a fault of its own');
+  };
+  const before = { ...decodeCounters };
+  const extrinsicsHex = block.extrinsics.map((extrinsic) => extrinsic.toHex());
+  const eventsBytes = runtime.registry.createType('Vec<EventRecord>', events).toU8a();
+  const body = await decodeBody({ ...runtime, codecs: broken }, extrinsicsHex, eventsBytes, () => ({ block, events }));
+  expect(decodeCounters.fallback).toBe(before.fallback + 1);
+  expect(decodeCounters.faults).toBe(before.faults + 1);
+  expect(JSON.stringify(body.extrinsics)).toBe(JSON.stringify(decodeWithCodecs(block, events).extrinsics));
 });
 
 it('leaves runtimes before metadata v14 to polkadot.js', async () => {
