@@ -11,22 +11,21 @@ import '../devnet/quiet';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { Metadata, TypeRegistry } from '@polkadot/types';
 import type { Block, EventRecord } from '@polkadot/types/interfaces';
 import { hexToU8a } from '@polkadot/util';
 import autocannon from 'autocannon';
-import { WebSocket } from 'ws';
 
 import { serveStoredChain } from '../devnet/cli';
 import { peakRssMb, startFastcarProcess, startSidecar, type Peer } from '../harness/processes';
+import { connectRpc, type RpcClient } from '../harness/rpcClient';
 import { startSpamNode } from '../harness/spamBlock';
-import { runtimeCodecsFor } from '../src/decode/runtimeCodecs';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 import { assembleBlock, decodeWithCodecs } from '../src/services/blockShape';
 import { decodeBody } from '../src/services/bodyDecoding';
-import type { Runtime } from '../src/services/runtimes';
+import { RuntimeRegistry, type Runtime } from '../src/services/runtimes';
+import { NodeClient } from '../src/rpc/nodeClient';
 
 type Hex = `0x${string}`;
 const SYSTEM_EVENTS = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';
@@ -36,33 +35,8 @@ const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXc
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round = (value: number) => Math.round(value * 10) / 10;
 
-/** A minimal JSON-RPC client: the raw fetch is measured without any library between. */
-async function rpcClient(url: string) {
-  const socket = new WebSocket(url, { maxPayload: 256 * 1024 * 1024 });
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  let nextId = 0;
-  const pending = new Map<number, (result: unknown) => void>();
-  socket.on('message', (data) => {
-    const message = JSON.parse(String(data)) as { id: number; result: unknown };
-    pending.get(message.id)?.(message.result);
-    pending.delete(message.id);
-  });
-  return {
-    call<T>(method: string, params: unknown[] = []): Promise<T> {
-      const id = ++nextId;
-      return new Promise<T>((resolve) => {
-        pending.set(id, resolve as (result: unknown) => void);
-        socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      });
-    },
-    close: () => socket.close(),
-  };
-}
-
-type Client = Awaited<ReturnType<typeof rpcClient>>;
-
 /** The block and its events, fetched together, as any cold answer must. */
-async function rawFetchMs(client: Client, hash: Hex, runs = 7): Promise<number> {
+async function rawFetchMs(client: RpcClient, hash: Hex, runs = 7): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
@@ -110,7 +84,7 @@ async function walk(baseUrl: string, paths: string[], connections: number): Prom
 }
 
 /** Decode CPU of one block, both readings, in this process (median of runs, after a warm-up). */
-async function decodeCpu(client: Client, hash: Hex, runtime: Runtime) {
+async function decodeCpu(client: RpcClient, hash: Hex, runtime: Runtime) {
   const [{ block: rpcBlock }, eventsHex] = await Promise.all([
     client.call<{ block: { header: unknown; extrinsics: Hex[] } }>('chain_getBlock', [hash]),
     client.call<Hex>('state_getStorage', [SYSTEM_EVENTS, hash]),
@@ -122,7 +96,7 @@ async function decodeCpu(client: Client, hash: Hex, runtime: Runtime) {
     const body = await decodeBody(runtime, rpcBlock.extrinsics, events, () => {
       throw new Error('declined');
     });
-    return JSON.stringify(assembleBlock(hash, header, body, [], query, body.hashes).body);
+    return JSON.stringify(assembleBlock(hash, header, body, [], query).body);
   };
   const reference = () => {
     const block = registry.createType('Block', rpcBlock) as Block;
@@ -143,13 +117,15 @@ async function decodeCpu(client: Client, hash: Hex, runtime: Runtime) {
   return { extrinsics: rpcBlock.extrinsics.length, compiledMs: await time(compiled, 7), polkadotJsMs: await time(reference, 3), identical: same };
 }
 
-async function runtimeAt(client: Client, hash: Hex): Promise<Runtime> {
-  const [metadataHex, properties] = await Promise.all([client.call<Hex>('state_getMetadata', [hash]), client.call<Record<string, unknown>>('system_properties')]);
-  const registry = new TypeRegistry();
-  registry.setChainProperties(registry.createType('ChainProperties', properties));
-  const metadata = new Metadata(registry, metadataHex);
-  registry.setMetadata(metadata);
-  return { specName: 'bench', specVersion: 0, registry, codecs: runtimeCodecsFor(registry, metadata.version), hasTransactionPaymentApi: true };
+/** The runtime at `hash` as the service loads it (metadata at the newest version both sides read). */
+async function runtimeAt(url: string, hash: Hex): Promise<Runtime> {
+  const node = new NodeClient({ url, timeoutMs: 30_000 });
+  await node.ready();
+  try {
+    return await new RuntimeRegistry(node).get(await node.getRuntimeVersion(hash), hash);
+  } finally {
+    await node.disconnect();
+  }
 }
 
 async function withPeers<T>(start: () => Promise<Peer[]>, use: (peers: Peer[]) => Promise<T>): Promise<{ result: T; rssMb: number[] }> {
@@ -165,18 +141,18 @@ async function withPeers<T>(start: () => Promise<Peer[]>, use: (peers: Peer[]) =
 async function main() {
   const started = Date.now();
   const { devnet, manifest } = await serveStoredChain(0);
-  const client = await rpcClient(devnet.wsUrl);
+  const client = await connectRpc(devnet.wsUrl);
   const hashOf = (n: number) => client.call<Hex>('chain_getBlockHash', [n]);
   const big = manifest.blocks.big;
   const bigHash = await hashOf(big);
   const smallHash = await hashOf(manifest.blocks.transfer25);
-  const runtime = await runtimeAt(client, bigHash);
+  const runtime = await runtimeAt(devnet.wsUrl, bigHash);
   const figures: Record<string, unknown> = {};
   const say = (line: string) => console.log(line);
 
   console.error('spam block: signing and encoding...');
   const spam = await startSpamNode(devnet.wsUrl, { count: SPAM_EXTRINSICS, templateBlock: manifest.blocks.bigRemarks });
-  const spamClient = await rpcClient(spam.url);
+  const spamClient = await connectRpc(spam.url);
 
   // 1. Decode CPU per block.
   const cpu = {

@@ -1,6 +1,8 @@
 // A WebSocket relay between a client and the node: counts the JSON-RPC calls
 // that cross it and the sequential rounds they take, and can add a fixed delay
-// to every message in each direction, as a node on another host would.
+// to every message in each direction, as a node on another host would. A
+// route can answer chosen calls itself or change their parameters on the way
+// (harness/spamBlock.ts serves a made-up block that way).
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 
 export interface RelayCounts {
@@ -19,7 +21,16 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0): Promise<Relay> {
+export interface RelayedCall {
+  id?: unknown;
+  method: string;
+  params?: unknown[];
+}
+
+/** What to do with one call: answer it here, send it on with other parameters, or (undefined) pass it as it is. */
+export type RelayRoute = (call: RelayedCall) => { result: unknown } | { params: unknown[] } | undefined;
+
+export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, route?: RelayRoute): Promise<Relay> {
   const counts: RelayCounts = { calls: 0, waves: 0, peakPending: 0 };
   let pending = 0;
   const server = new WebSocketServer({ host: '127.0.0.1', port, maxPayload: 256 * 1024 * 1024 });
@@ -29,9 +40,15 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0): Pr
 
   server.on('connection', (client) => {
     const upstream = new WebSocket(upstreamUrl, { maxPayload: 256 * 1024 * 1024 });
-    const queued: RawData[] = [];
+    const queued: (RawData | string)[] = [];
     upstream.on('open', () => queued.splice(0).forEach((message) => upstream.send(message)));
-    client.on('message', (message) => {
+    client.on('message', (received) => {
+      const routed = route && routeOne(received, route);
+      if (routed && 'answer' in routed) {
+        later(() => client.readyState === WebSocket.OPEN && client.send(routed.answer));
+        return;
+      }
+      const message = routed?.forward ?? received;
       for (const call of parse(message)) {
         if (call.method && call.id !== undefined) {
           counts.calls += 1;
@@ -77,7 +94,17 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0): Pr
   };
 }
 
-function parse(message: RawData): { id?: unknown; method?: string }[] {
+/** A single call (batches pass as they are) routed: its answer, or the call to send instead. */
+function routeOne(message: RawData, route: RelayRoute): { answer: string } | { forward: string } | undefined {
+  const [call] = parse(message);
+  if (!call?.method || message.toString().trimStart().startsWith('[')) return undefined;
+  const decision = route(call as RelayedCall);
+  if (!decision) return undefined;
+  if ('result' in decision) return { answer: JSON.stringify({ jsonrpc: '2.0', id: call.id, result: decision.result }) };
+  return { forward: JSON.stringify({ ...call, params: decision.params }) };
+}
+
+function parse(message: RawData | string): { id?: unknown; method?: string }[] {
   try {
     const value = JSON.parse(message.toString()) as unknown;
     return (Array.isArray(value) ? value : [value]) as { id?: unknown; method?: string }[];

@@ -11,7 +11,9 @@ import { Metadata, TypeRegistry } from '@polkadot/types';
 import type { EventRecord, Header } from '@polkadot/types/interfaces';
 import { compactToU8a, hexToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
 import { blake2AsHex, cryptoWaitReady } from '@polkadot/util-crypto';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+
+import { startRelay } from './relay';
+import { connectRpc } from './rpcClient';
 
 type Hex = `0x${string}`;
 
@@ -28,38 +30,14 @@ export interface SpamNode {
   close(): Promise<void>;
 }
 
-interface RpcMessage {
-  id?: number | string;
-  method?: string;
-  params?: unknown[];
-  result?: unknown;
-}
-
-/** One JSON-RPC call to `url`, on a connection of its own. */
-async function callOnce<T>(socket: WebSocket, method: string, params: unknown[]): Promise<T> {
-  const id = Math.floor(Math.random() * 1e9);
-  return new Promise<T>((resolve, reject) => {
-    const onMessage = (data: RawData) => {
-      const message = JSON.parse(String(data)) as RpcMessage & { error?: unknown };
-      if (message.id !== id) return;
-      socket.off('message', onMessage);
-      if (message.error) reject(new Error(JSON.stringify(message.error)));
-      else resolve(message.result as T);
-    };
-    socket.on('message', onMessage);
-    socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-  });
-}
-
 /**
  * Makes the block (`count` remarks of `remarkBytes` each, events copied from
  * the seeded remark block `templateBlock`) and serves it in front of `devnetUrl`.
  */
 export async function startSpamNode(devnetUrl: string, options: { count: number; templateBlock: number; remarkBytes?: number }): Promise<SpamNode> {
   await cryptoWaitReady();
-  const socket = new WebSocket(devnetUrl, { maxPayload: 256 * 1024 * 1024 });
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  const call = <T>(method: string, params: unknown[] = []) => callOnce<T>(socket, method, params);
+  const devnet = await connectRpc(devnetUrl);
+  const call = <T>(method: string, params: unknown[] = []) => devnet.call<T>(method, params);
 
   const best = await call<{ parentHash: Hex; number: Hex; stateRoot: Hex; extrinsicsRoot: Hex; digest: { logs: Hex[] } }>('chain_getHeader');
   const parentHash = await call<Hex>('chain_getBlockHash', [parseInt(best.number, 16)]);
@@ -74,7 +52,7 @@ export async function startSpamNode(devnetUrl: string, options: { count: number;
     call<{ block: { extrinsics: Hex[] } }>('chain_getBlock', [templateHash]),
     call<Hex>('state_getStorage', [SYSTEM_EVENTS, templateHash]),
   ]);
-  socket.close();
+  devnet.close();
 
   const registry = new TypeRegistry();
   registry.setChainProperties(registry.createType('ChainProperties', properties));
@@ -127,57 +105,21 @@ export async function startSpamNode(devnetUrl: string, options: { count: number;
   };
   const hash = (registry.createType('Header', rpcHeader) as Header).hash.toHex();
 
-  const answerLocally = (message: RpcMessage): { result: unknown } | undefined => {
-    const params = message.params ?? [];
-    switch (message.method) {
-      case 'chain_getBlockHash':
-        return params[0] === number ? { result: hash } : undefined;
-      case 'chain_getBlock':
-        return params[0] === hash ? { result: { block: { header: rpcHeader, extrinsics }, justifications: null } } : undefined;
-      case 'chain_getHeader':
-        return params[0] === hash ? { result: rpcHeader } : undefined;
-      case 'state_getStorage':
-        return params[1] === hash && params[0] === SYSTEM_EVENTS ? { result: eventsHex } : undefined;
-      default:
-        return undefined;
-    }
-  };
-
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 256 * 1024 * 1024 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  server.on('connection', (client) => {
-    const upstream = new WebSocket(devnetUrl, { maxPayload: 256 * 1024 * 1024 });
-    const queued: string[] = [];
-    upstream.on('open', () => queued.splice(0).forEach((text) => upstream.send(text)));
-    upstream.on('message', (data) => client.readyState === WebSocket.OPEN && client.send(String(data)));
-    upstream.on('close', () => client.close());
-    upstream.on('error', () => client.close());
-    client.on('close', () => upstream.close());
-    client.on('message', (data) => {
-      const message = JSON.parse(String(data)) as RpcMessage;
-      const local = answerLocally(message);
-      if (local) {
-        client.send(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...local }));
-        return;
-      }
-      // Anything else asked at the new block is asked at its parent: its state is the parent's.
-      const params = (message.params ?? []).map((param) => (param === hash ? parentHash : param));
-      const text = JSON.stringify({ ...message, params });
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(text);
-      else queued.push(text);
-    });
+  // The new block's own data is answered here; anything else asked at it is asked at its parent, whose state it has.
+  const relay = await startRelay(devnetUrl, 0, 0, ({ method, params = [] }) => {
+    if (method === 'chain_getBlockHash' && params[0] === number) return { result: hash };
+    if (method === 'chain_getBlock' && params[0] === hash) return { result: { block: { header: rpcHeader, extrinsics }, justifications: null } };
+    if (method === 'chain_getHeader' && params[0] === hash) return { result: rpcHeader };
+    if (method === 'state_getStorage' && params[0] === SYSTEM_EVENTS && params[1] === hash) return { result: eventsHex };
+    return params.includes(hash) ? { params: params.map((param) => (param === hash ? parentHash : param)) } : undefined;
   });
 
-  const { port } = server.address() as { port: number };
   return {
-    url: `ws://127.0.0.1:${port}`,
+    url: relay.url,
     number,
     hash,
     extrinsics: extrinsics.length,
     bytes: extrinsics.reduce((sum, hex) => sum + (hex.length - 2) / 2, 0) + (eventsHex.length - 2) / 2,
-    async close() {
-      for (const client of server.clients) client.terminate();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => relay.close(),
   };
 }

@@ -53,22 +53,19 @@ export interface CompileContext {
 
 export class TypeCompiler {
   private readonly byIndex = new Map<number, Decoder>();
-  /** Values handed to polkadot.js since start (types the compiler does not read itself). */
-  delegated = 0;
 
   constructor(private readonly context: CompileContext) {}
 
   /** The decoder of the metadata's type `index`. */
   decoderOf(index: number): Decoder {
-    let decoder = this.byIndex.get(index);
-    if (decoder) return decoder;
+    const known = this.byIndex.get(index);
+    if (known) return known;
     // Recursive types reach themselves while compiling: they get this forwarder until done.
     let compiled: Decoder | undefined;
     this.byIndex.set(index, (reader) => compiled!(reader));
     compiled = this.compile(this.context.registry.lookup.getTypeDef(index));
     this.byIndex.set(index, compiled);
-    decoder = compiled;
-    return decoder;
+    return compiled;
   }
 
   /** What polkadot.js makes of a type once references are followed. */
@@ -259,25 +256,13 @@ export class TypeCompiler {
   }
 
   private vector(itemDef: TypeDef): Decoder {
-    const item = this.compile(itemDef);
-    return (reader) => {
-      const count = reader.compactNumber();
-      if (count > reader.remaining + ZERO_SIZED_SLACK) throw new DecodeError(`vector of ${count} with ${reader.remaining} bytes left`);
-      const out: JsonValue[] = new Array(count);
-      for (let i = 0; i < count; i++) out[i] = item(reader);
-      return out;
-    };
+    return listOf(this.compile(itemDef));
   }
 
   private fixedVector(itemDef: TypeDef, length: number): Decoder {
     const resolved = this.resolve(itemDef);
     if (resolved.info === TypeDefInfo.Plain && resolved.type === 'u8') return (reader) => reader.hex(length);
-    const item = this.compile(itemDef);
-    return (reader) => {
-      const out: JsonValue[] = new Array(length);
-      for (let i = 0; i < length; i++) out[i] = item(reader);
-      return out;
-    };
+    return listOf(this.compile(itemDef), length);
   }
 
   private map(def: TypeDef): Decoder {
@@ -301,7 +286,6 @@ export class TypeCompiler {
     const { registry } = this.context;
     const typeName = def.lookupIndex !== undefined ? registry.createLookupType(def.lookupIndex) : def.type;
     return (reader) => {
-      this.delegated++;
       const value = registry.createTypeUnsafe(typeName, [reader.bytes.subarray(reader.pos)]);
       reader.take(value.encodedLength);
       return toSidecarJson(value);
@@ -317,6 +301,17 @@ export function referenceOf(def: TypeDef): number | undefined {
   if (def.info !== TypeDefInfo.Si) return undefined;
   const named = /^Lookup(\d+)$/.exec(def.type);
   return named ? Number(named[1]) : def.lookupIndex;
+}
+
+/** A list of `item`s: `length` of them, or as many as the compact count in front says. */
+export function listOf(item: Decoder, length?: number): Decoder {
+  return (reader) => {
+    const count = length ?? reader.compactNumber();
+    if (count > reader.remaining + ZERO_SIZED_SLACK) throw new DecodeError(`list of ${count} with ${reader.remaining} bytes left`);
+    const out: JsonValue[] = new Array(count);
+    for (let i = 0; i < count; i++) out[i] = item(reader);
+    return out;
+  };
 }
 
 function subOf(def: TypeDef): TypeDef {
@@ -348,7 +343,7 @@ function text(reader: ByteReader): string {
 }
 
 /** A transaction's era as polkadot.js prints it: the immortal byte, or period and phase. */
-export function era(reader: ByteReader): JsonValue {
+function era(reader: ByteReader): JsonValue {
   const first = reader.u8();
   if (first === 0) return { immortalEra: '0x00' };
   const encoded = first + (reader.u8() << 8);

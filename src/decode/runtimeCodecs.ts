@@ -7,7 +7,7 @@ import { TypeDefInfo, type TypeDef } from '@polkadot/types-create/types';
 import { stringCamelCase, u8aToHex } from '@polkadot/util';
 
 import { argToJson } from './codecJson';
-import { TypeCompiler, type Decoder } from './compile';
+import { listOf, TypeCompiler, type Decoder } from './compile';
 import type { JsonValue } from './json';
 import { ByteReader, DecodeError } from './reader';
 
@@ -91,27 +91,24 @@ export class RuntimeCodecs {
       const palletIndex = pallet.index.toNumber();
       if (pallet.calls.isSome) {
         for (const variant of registry.lookup.getSiType(pallet.calls.unwrap().type).def.asVariant.variants) {
-          const callIndex = variant.index.toNumber();
-          this.defineCall(palletIndex, callIndex);
+          this.defineCall(palletIndex, variant.index.toNumber());
         }
       }
       if (pallet.events.isSome) {
         const section = stringCamelCase(pallet.name);
         for (const variant of registry.lookup.getSiType(pallet.events.unwrap().type).def.asVariant.variants) {
-          const fields = variant.fields.map((field) => field.type.toNumber());
-          const entry: EventEntry = { pallet: section, method: variant.name.toString(), docs: joinLines(variant.docs), fields: [] };
-          // Compiled on first use: most of a runtime's events never appear.
-          let compiled = false;
-          Object.defineProperty(entry, 'fields', {
-            get: () => {
-              if (!compiled) {
-                compiled = true;
-                Object.defineProperty(entry, 'fields', { value: fields.map((type) => this.compiler.decoderOf(type)) });
-              }
-              return entry.fields;
+          const types = variant.fields.map((field) => field.type.toNumber());
+          const compiler = this.compiler;
+          let fields: Decoder[] | undefined;
+          const entry: EventEntry = {
+            pallet: section,
+            method: variant.name.toString(),
+            docs: joinLines(variant.docs),
+            // Compiled on first use: most of a runtime's events never appear.
+            get fields() {
+              return (fields ??= types.map((type) => compiler.decoderOf(type)));
             },
-            configurable: true,
-          });
+          };
           this.events[palletIndex * 256 + variant.index.toNumber()] = entry;
         }
       }
@@ -253,35 +250,23 @@ export class RuntimeCodecs {
       return { method: { pallet: call.pallet, method: call.method }, args: call.args };
     };
     if (isCall(resolved)) return top;
-    if ((resolved.info === TypeDefInfo.Vec || resolved.info === TypeDefInfo.VecFixed) && !Array.isArray(resolved.sub) && resolved.sub) {
-      const itemIsCall = isCall(compiler.resolve(resolved.sub));
-      if (itemIsCall) {
-        const fixed = resolved.info === TypeDefInfo.VecFixed ? (resolved.length ?? 0) : undefined;
-        return (reader) => {
-          const count = fixed ?? reader.compactNumber();
-          if (count > reader.remaining) throw new DecodeError(`${count} calls in ${reader.remaining} bytes`);
-          const out: JsonValue[] = new Array(count);
-          for (let i = 0; i < count; i++) out[i] = top(reader);
-          return out;
-        };
-      }
+    if ((resolved.info === TypeDefInfo.Vec || resolved.info === TypeDefInfo.VecFixed) && resolved.sub && !Array.isArray(resolved.sub) && isCall(compiler.resolve(resolved.sub))) {
+      return listOf(top, resolved.info === TypeDefInfo.VecFixed ? (resolved.length ?? 0) : undefined);
     }
     if (resolved.info === TypeDefInfo.Tuple && Array.isArray(resolved.sub) && resolved.sub.some((item) => isCall(compiler.resolve(item)))) {
       const items = resolved.sub.map((item) => (isCall(compiler.resolve(item)) ? top : compiler.compile(item)));
       return (reader) => items.map((item) => item(reader));
     }
-    const decode = compiler.decoderOf(type);
     if (name === 'call' && isOpaque(resolved)) {
       // Calls carried as bytes (multisig, scheduler): shown decoded when they decode, by the reference reading.
       const typeName = registry.createLookupType(type);
       return (reader) => {
         const value = registry.createTypeUnsafe(typeName, [reader.bytes.subarray(reader.pos)]);
         reader.take(value.encodedLength);
-        compiler.delegated++;
         return argToJson(name, value, registry);
       };
     }
-    return decode;
+    return compiler.decoderOf(type);
   }
 
   /** Events must be `{ phase, event, topics: Vec<Hash> }` with the three phases, as every FRAME runtime has them. */
@@ -302,8 +287,7 @@ export function runtimeCodecsFor(registry: TypeRegistry, metadataVersion: number
   // Before v14 the metadata names types instead of describing them: polkadot.js's type names are the only reading.
   if (metadataVersion < 14) return new UnsupportedFormat(`metadata v${metadataVersion}`);
   try {
-    const codecs = new RuntimeCodecs(registry);
-    return codecs;
+    return new RuntimeCodecs(registry);
   } catch (error) {
     return error instanceof UnsupportedFormat ? error : new UnsupportedFormat(String(error));
   }

@@ -8,8 +8,6 @@ import { extractAuthor } from '@polkadot/api-derive/type/util';
 import type { GenericCall, TypeRegistry } from '@polkadot/types';
 import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types-codec/types';
-import { u8aToHex } from '@polkadot/util';
-import { blake2AsU8a } from '@polkadot/util-crypto';
 
 import { callToJson, toSidecarJson, type JsonValue } from '../decode/codecJson';
 import type { DecodedEvent, DecodedExtrinsic } from '../decode/runtimeCodecs';
@@ -80,6 +78,8 @@ export interface DecodedBody {
   extrinsics: DecodedExtrinsic[];
   /** Each extrinsic's bytes, with its length prefix, as the block carries them. */
   extrinsicBytes: Uint8Array[];
+  /** Each extrinsic's hash (blake2-256 of those bytes). */
+  hashes: string[];
   /** null when the node could not give the events (pruned state). */
   events: DecodedEvent[] | null;
 }
@@ -89,6 +89,7 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null): De
   const registry = block.registry as TypeRegistry;
   const extrinsics: DecodedExtrinsic[] = [];
   const extrinsicBytes: Uint8Array[] = [];
+  const hashes: string[] = [];
   for (const extrinsic of block.extrinsics) {
     const { isSigned } = extrinsic;
     const call = callToJson(extrinsic.method as unknown as GenericCall, registry);
@@ -100,6 +101,7 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null): De
       era: toSidecarJson(extrinsic.era),
     });
     extrinsicBytes.push(extrinsic.toU8a());
+    hashes.push(extrinsic.hash.toHex());
   }
   const decodedEvents =
     events &&
@@ -114,7 +116,7 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null): De
       docs: joinDocs(event.data.meta.docs),
       data: toSidecarJson(event.data) as JsonValue[],
     }));
-  return { extrinsics, extrinsicBytes, events: decodedEvents };
+  return { extrinsics, extrinsicBytes, hashes, events: decodedEvents };
 }
 
 function hasPaysFee(value: unknown): value is { paysFee: unknown } {
@@ -132,7 +134,6 @@ export function assembleBlock(
   decoded: DecodedBody,
   validators: AccountId[],
   options: ShapeOptions,
-  extrinsicHashes?: string[],
 ): { body: SidecarBlock; facts: ExtrinsicFacts[] } {
   const { events } = decoded;
   const facts: ExtrinsicFacts[] = [];
@@ -146,7 +147,7 @@ export function assembleBlock(
       nonce: extrinsic.nonce,
       args: extrinsic.call.args,
       tip: extrinsic.tip,
-      hash: extrinsicHashes?.[index] ?? u8aToHex(blake2AsU8a(bytes, 256)),
+      hash: decoded.hashes[index],
       info: {},
       era: extrinsic.era,
       events: [],

@@ -4,11 +4,11 @@
 // responses) costs no call at all.
 import { TypeRegistry } from '@polkadot/types';
 import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';
-import { hexToU8a } from '@polkadot/util';
 
-import { bytesOfHex } from '../decode/hex';
 import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
+import { toSidecarJson } from '../decode/codecJson';
+import { bytesOfHex } from '../decode/hex';
 import { ApiError, badRequest, notFound } from '../errors';
 import { NodeRpcError, type Hex, type NodeClient, type RpcHeader } from '../rpc/nodeClient';
 import { currentStats, wave } from '../rpc/requestStats';
@@ -18,7 +18,6 @@ import { FeeDetailsKnowledge } from './feeRules';
 import { resolveFees } from './fees';
 import type { FinalizedHead } from './finalizedHead';
 import type { RuntimeRegistry } from './runtimes';
-import { toSidecarJson } from '../decode/codecJson';
 import { xcmMessages } from './xcm';
 import { filterXcm, fromCached, queryKey, toCached, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
 
@@ -177,8 +176,8 @@ export class BlocksService {
       block: referenceBlock(),
       events: eventsBytes && (registry.createType('Vec<EventRecord>', eventsBytes) as unknown as EventRecord[]),
     }));
-    const validators = validatorsHex ? (registry.createType('Vec<AccountId>', hexToU8a(validatorsHex)) as unknown as AccountId[]) : [];
-    const { body, facts } = assembleBlock(hash, header, decoded, validators, query, decoded.hashes);
+    const validators = validatorsHex ? (registry.createType('Vec<AccountId>', bytesOfHex(validatorsHex)) as unknown as AccountId[]) : [];
+    const { body, facts } = assembleBlock(hash, header, decoded, validators, query);
     const isGenesis = number === 0;
 
     // Last wave, only for fees no event reported: the runtime's answers at the parent.

@@ -20,11 +20,6 @@ export const decodeCounters = { compiled: 0, fallback: 0, pauses: 0, faults: 0 }
 const SLICE_MS = 4;
 const CHECK_EVERY = 32;
 
-export interface BlockBody extends DecodedBody {
-  /** Each extrinsic's hash, when the reading computed them. */
-  hashes?: string[];
-}
-
 /**
  * The body of a block. `reference` builds the polkadot.js reading; it is only
  * called when the compiled one cannot read the block.
@@ -34,7 +29,7 @@ export async function decodeBody(
   extrinsicsHex: Hex[],
   eventsBytes: Uint8Array | null,
   reference: () => { block: Block; events: EventRecord[] | null },
-): Promise<BlockBody> {
+): Promise<DecodedBody> {
   const { codecs } = runtime;
   if (!(codecs instanceof UnsupportedFormat)) {
     try {
@@ -52,7 +47,7 @@ export async function decodeBody(
   return decodeWithCodecs(block, events);
 }
 
-async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], eventsBytes: Uint8Array | null): Promise<BlockBody> {
+async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], eventsBytes: Uint8Array | null): Promise<DecodedBody> {
   const pacer = new Pacer();
   const count = extrinsicsHex.length;
   const extrinsics: DecodedExtrinsic[] = new Array(count);

@@ -1,8 +1,8 @@
 // Shaping a decoded block into sidecar's JSON, with no node: recorded Polkadot
 // blocks (metadata v12 and v14) against the answers sidecar recorded live.
 import { UnsupportedFormat, type RuntimeCodecs } from '../../src/decode/runtimeCodecs';
-import { assembleBlock, decodeWithCodecs } from '../../src/services/blockShape';
-import { decodeBody, decodeCounters, type BlockBody } from '../../src/services/bodyDecoding';
+import { assembleBlock, decodeWithCodecs, type DecodedBody } from '../../src/services/blockShape';
+import { decodeBody, decodeCounters } from '../../src/services/bodyDecoding';
 import { resolveFees } from '../../src/services/fees';
 import { FeeDetailsKnowledge } from '../../src/services/feeRules';
 import { decodeRecorded } from '../support/recordedBlocks';
@@ -17,13 +17,13 @@ async function shapeRecorded(number: number, hash: string, reading: 'compiled' |
   const { runtime, block, events, validators } = decoded;
   const extrinsicsHex = block.extrinsics.map((extrinsic) => extrinsic.toHex());
   const eventsBytes = runtime.registry.createType('Vec<EventRecord>', events).toU8a();
-  const body: BlockBody =
+  const body: DecodedBody =
     reading === 'compiled'
       ? await decodeBody(runtime, extrinsicsHex, eventsBytes, () => {
           throw new Error('the compiled reading declined the block');
         })
       : decodeWithCodecs(block, events);
-  return { ...decoded, ...assembleBlock(hash, block.header, body, validators, query, body.hashes) };
+  return { ...decoded, ...assembleBlock(hash, block.header, body, validators, query) };
 }
 
 // Every block with sidecar's recorded answer. Metadata v14 ones in both readings; before v14 only polkadot.js reads them.
