@@ -47,15 +47,15 @@ async function rawFetchMs(client: RpcClient, hash: Hex, runs = 7): Promise<numbe
 }
 
 /**
- * Median time of requests one at a time, each path asked once, after one
- * unmeasured request of the first path's kind (both services then run warm code).
+ * Median time of requests one at a time, each path asked once, after three
+ * unmeasured requests of the first path's kind (both services then run warm code).
  */
 async function sequentialMs(baseUrl: string, paths: string[]): Promise<{ ms: number; status: number[] }> {
   const times: number[] = [];
   const status: number[] = [];
   const first = paths[0];
   const warmUp = first.includes('paraId=') ? first.replace(/paraId=\d+/, 'paraId=999999') : `${first}${first.includes('?') ? '&' : '?'}paraId=999999`;
-  await (await fetch(baseUrl + warmUp)).arrayBuffer();
+  for (let i = 0; i < 3; i++) await (await fetch(baseUrl + warmUp.replace('paraId=999999', `paraId=${999999 - i}`))).arrayBuffer();
   for (const path of paths) {
     const started = performance.now();
     const response = await fetch(baseUrl + path);
