@@ -97,3 +97,13 @@ it('answers 3000 hostile requests without a 5xx, always with a JSON message', as
   expect(failures.slice(0, 20)).toEqual([]);
   expect((await fetch(`${fastcar.url}/blocks/1/header`)).status).toBe(200);
 }, 300_000);
+
+it('answers a burst of random block hashes with 404s, and the chain behind keeps serving', async () => {
+  // 64 at once, on every route that takes a hash: each costs the node a lookup that finds nothing.
+  const routes = ['', '/header', '/extrinsics-raw', '/extrinsics/0'];
+  const paths = Array.from({ length: 64 }, (_, i) => `/blocks/0x${hex(32)}${routes[i % routes.length]}`);
+  const answers = await Promise.all(paths.map(async (path) => ({ path, status: (await fetch(fastcar.url + path)).status })));
+  expect(answers.filter(({ status }) => status !== 404)).toEqual([]);
+  const header = (await (await fetch(`${fastcar.url}/blocks/2/header`)).json()) as { number: string };
+  expect(header.number).toBe('2');
+}, 120_000);

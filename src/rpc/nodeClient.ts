@@ -140,11 +140,11 @@ export class NodeClient {
   }
 
   getBlock(hash: Hex): Promise<RpcSignedBlock | null> {
-    return this.send('chain_getBlock', [hash]);
+    return this.send<RpcSignedBlock | null>('chain_getBlock', [hash]).catch(nullIfUnknownBlock);
   }
 
   getHeader(hash?: Hex): Promise<RpcHeader | null> {
-    return this.send('chain_getHeader', hash ? [hash] : []);
+    return this.send<RpcHeader | null>('chain_getHeader', hash ? [hash] : []).catch(nullIfUnknownBlock);
   }
 
   getFinalizedHead(): Promise<Hex> {
@@ -170,6 +170,15 @@ export class NodeClient {
   async disconnect(): Promise<void> {
     await this.provider.disconnect();
   }
+}
+
+/**
+ * A Substrate node answers null for a block it does not have; chopsticks (which users run
+ * as a node too) answers an error naming the block instead. Both mean the same thing.
+ */
+function nullIfUnknownBlock(error: unknown): null {
+  if (error instanceof NodeRpcError && /block \S+ not found|unknown ?block/i.test(error.message)) return null;
+  throw error;
 }
 
 function classify(error: unknown): Error {
