@@ -10,6 +10,7 @@ import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/inte
 import type { Codec } from '@polkadot/types-codec/types';
 
 import { callToJson, toSidecarJson, type JsonValue } from '../decode/codecJson';
+import type { HeaderFields } from '../decode/header';
 import type { DecodedEvent, DecodedExtrinsic } from '../decode/runtimeCodecs';
 
 export interface ShapeOptions {
@@ -74,6 +75,19 @@ export function logsToJson(header: Header): JsonValue[] {
   return header.digest.logs.map(({ type, index, value }) => ({ type, index: toSidecarJson(index), value: toSidecarJson(value) }));
 }
 
+/** polkadot.js's reading of a header: the reference, and what reads headers the compiled reading declines. */
+export function headerFieldsOf(header: Header, validators: AccountId[]): HeaderFields {
+  const author = extractAuthor(header.digest, validators);
+  return {
+    number: header.number.unwrap().toString(10),
+    parentHash: header.parentHash.toHex(),
+    stateRoot: header.stateRoot.toHex(),
+    extrinsicsRoot: header.extrinsicsRoot.toHex(),
+    authorId: author ? toSidecarJson(author) : undefined,
+    logs: logsToJson(header),
+  };
+}
+
 export interface DecodedBody {
   extrinsics: DecodedExtrinsic[];
   /** Each extrinsic's bytes, with its length prefix, as the block carries them. */
@@ -127,12 +141,11 @@ function isDispatchInfo(value: unknown): value is { weight: JsonValue; class: Js
   return typeof value === 'object' && value !== null && 'weight' in value && 'class' in value;
 }
 
-/** A decoded body, its header and the session's validators as sidecar's block JSON, and the facts fees need. */
+/** A decoded body and its header's fields as sidecar's block JSON, and the facts fees need. */
 export function assembleBlock(
   hash: string,
-  header: Header,
+  header: HeaderFields,
   decoded: DecodedBody,
-  validators: AccountId[],
   options: ShapeOptions,
 ): { body: SidecarBlock; facts: ExtrinsicFacts[] } {
   const { events } = decoded;
@@ -196,15 +209,14 @@ export function assembleBlock(
     if (completion) completion.feeFromEvent = fee;
   }
 
-  const author = extractAuthor(header.digest, validators);
   const body: SidecarBlock = {
-    number: header.number.unwrap().toString(10),
+    number: header.number,
     hash,
-    parentHash: header.parentHash.toHex(),
-    stateRoot: header.stateRoot.toHex(),
-    extrinsicsRoot: header.extrinsicsRoot.toHex(),
-    authorId: author ? toSidecarJson(author) : undefined,
-    logs: logsToJson(header),
+    parentHash: header.parentHash,
+    stateRoot: header.stateRoot,
+    extrinsicsRoot: header.extrinsicsRoot,
+    authorId: header.authorId,
+    logs: header.logs,
     onInitialize,
     extrinsics,
     onFinalize,
@@ -220,5 +232,5 @@ export function shapeBlock(
   validators: AccountId[],
   options: ShapeOptions,
 ): { body: SidecarBlock; facts: ExtrinsicFacts[] } {
-  return assembleBlock(hash, block.header, decodeWithCodecs(block, events), validators, options);
+  return assembleBlock(hash, headerFieldsOf(block.header, validators), decodeWithCodecs(block, events), options);
 }

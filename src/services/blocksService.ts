@@ -8,16 +8,17 @@ import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/inte
 import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
 import { toSidecarJson } from '../decode/codecJson';
+import { authorId, readHeader, readValidators, type HeaderFields } from '../decode/header';
 import { bytesOfHex } from '../decode/hex';
 import { ApiError, badRequest, notFound } from '../errors';
 import { NodeRpcError, type Hex, type NodeClient, type RpcHeader } from '../rpc/nodeClient';
 import { currentStats, wave } from '../rpc/requestStats';
-import { assembleBlock, logsToJson, type SidecarBlock, type SidecarExtrinsic } from './blockShape';
+import { assembleBlock, headerFieldsOf, logsToJson, type SidecarBlock, type SidecarExtrinsic } from './blockShape';
 import { decodeBody } from './bodyDecoding';
 import { FeeDetailsKnowledge } from './feeRules';
 import { resolveFees } from './fees';
 import type { FinalizedHead } from './finalizedHead';
-import type { RuntimeRegistry } from './runtimes';
+import type { Runtime, RuntimeRegistry } from './runtimes';
 import { xcmMessages } from './xcm';
 import { filterXcm, fromCached, queryKey, toCached, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
 
@@ -161,13 +162,9 @@ export class BlocksService {
     const runtime = await this.runtimes.get(version, decodedAt);
     const { registry } = runtime;
 
-    const header = registry.createType('Header', rpcBlock.block.header) as Header;
-    // A node (or a proxy, or chopsticks for hashes it does not know) can hand back
-    // some other block; an answer is only ever about the block that was asked for.
-    // The genesis hash is taken as the node reported it at start (chopsticks reports a
-    // made-up one for a chain it built from a genesis spec).
-    const isAskedFor = number === 0 ? hash === this.genesisHash : header.hash.toHex() === hash;
-    if (!isAskedFor) throw unknownBlock(hash);
+    // The header read without polkadot.js where it can be; polkadot.js reads the rest.
+    const headerFields = this.readHeaderFields(rpcBlock.block.header, validatorsHex, hash, number, runtime);
+    if (!headerFields) throw unknownBlock(hash);
     const eventsBytes = eventsHex === undefined ? null : eventsHex ? bytesOfHex(eventsHex) : new Uint8Array();
     // The polkadot.js reading, made only if needed (the compiled one declines the block, or XCM is asked for).
     let reference: Block | undefined;
@@ -176,8 +173,7 @@ export class BlocksService {
       block: referenceBlock(),
       events: eventsBytes && (registry.createType('Vec<EventRecord>', eventsBytes) as unknown as EventRecord[]),
     }));
-    const validators = validatorsHex ? (registry.createType('Vec<AccountId>', bytesOfHex(validatorsHex)) as unknown as AccountId[]) : [];
-    const { body, facts } = assembleBlock(hash, header, decoded, validators, query);
+    const { body, facts } = assembleBlock(hash, headerFields, decoded, query);
     const isGenesis = number === 0;
 
     // Last wave, only for fees no event reported: the runtime's answers at the parent.
@@ -204,6 +200,30 @@ export class BlocksService {
       immutable: finalized && eventsBytes !== null,
       fromCache: false,
     };
+  }
+
+  /**
+   * The header's fields, or undefined when the header is not the block asked for: a
+   * node (or a proxy, or chopsticks for hashes it does not know) can hand back some
+   * other block, and an answer is only ever about the block that was asked for. The
+   * genesis hash is taken as the node reported it at start (chopsticks reports a
+   * made-up one for a chain it built from a genesis spec).
+   */
+  private readHeaderFields(rpcHeader: RpcHeader, validatorsHex: Hex | null, hash: Hex, number: number, runtime: Runtime): HeaderFields | undefined {
+    const isAskedFor = (headerHash: string) => (number === 0 ? hash === this.genesisHash : headerHash === hash);
+    const reading = readHeader(rpcHeader);
+    // A reading whose hash differs may be a chain with a header of its own: polkadot.js decides.
+    if (reading && isAskedFor(reading.hash)) {
+      const validators = validatorsHex ? readValidators(bytesOfHex(validatorsHex)) : Buffer.alloc(0);
+      // Accounts that are not 32 bytes, or an author polkadot.js reads otherwise: polkadot.js decides.
+      const author = validators ? authorId(reading, validators, runtime.registry.chainSS58 ?? 42) : 'decline';
+      if (author !== 'decline') return { ...reading.fields, authorId: author };
+    }
+    const { registry } = runtime;
+    const header = registry.createType('Header', rpcHeader) as Header;
+    if (!isAskedFor(header.hash.toHex())) return undefined;
+    const validators = validatorsHex ? (registry.createType('Vec<AccountId>', bytesOfHex(validatorsHex)) as unknown as AccountId[]) : [];
+    return headerFieldsOf(header, validators);
   }
 
   /**

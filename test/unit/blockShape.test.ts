@@ -1,7 +1,10 @@
 // Shaping a decoded block into sidecar's JSON, with no node: recorded Polkadot
 // blocks (metadata v12 and v14) against the answers sidecar recorded live.
 import { UnsupportedFormat, type RuntimeCodecs } from '../../src/decode/runtimeCodecs';
-import { assembleBlock, decodeWithCodecs, type DecodedBody } from '../../src/services/blockShape';
+import type { Header } from '@polkadot/types/interfaces';
+
+import { authorId, readHeader, readValidators, type HeaderFields, type RpcHeaderJson } from '../../src/decode/header';
+import { assembleBlock, decodeWithCodecs, headerFieldsOf, type DecodedBody } from '../../src/services/blockShape';
 import { decodeBody, decodeCounters } from '../../src/services/bodyDecoding';
 import { resolveFees } from '../../src/services/fees';
 import { FeeDetailsKnowledge } from '../../src/services/feeRules';
@@ -10,6 +13,30 @@ import { loadPolkadotRecording } from '../support/recordedNode';
 
 const recording = loadPolkadotRecording();
 const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
+
+/** A header as a node sends it over JSON-RPC. */
+function rpcHeaderOf(header: Header): RpcHeaderJson {
+  return {
+    parentHash: header.parentHash.toHex(),
+    number: `0x${header.number.unwrap().toString(16)}`,
+    stateRoot: header.stateRoot.toHex(),
+    extrinsicsRoot: header.extrinsicsRoot.toHex(),
+    digest: { logs: header.digest.logs.map((log) => log.toHex()) },
+  };
+}
+
+/** The header's fields as the service's compiled reading gives them (it must not decline recorded Polkadot headers). */
+async function compiledHeaderOf(number: number): Promise<HeaderFields & { hash: string }> {
+  const { runtime, block, validators } = await decodeRecorded(recording, number);
+  const reading = readHeader(rpcHeaderOf(block.header));
+  if (!reading) throw new Error(`header of ${number} declined`);
+  const accounts = readValidators(runtime.registry.createType('Vec<AccountId>', validators).toU8a());
+  if (!accounts) throw new Error(`validators of ${number} declined`);
+  const author = authorId(reading, accounts, runtime.registry.chainSS58 ?? 42);
+  if (author === 'decline') throw new Error(`author of ${number} declined`);
+  const { logs, ...rest } = reading.fields;
+  return { ...rest, authorId: author, logs, hash: reading.hash };
+}
 
 /** A recorded block read the way the service reads it: the compiled codecs where they apply, else polkadot.js. */
 async function shapeRecorded(number: number, hash: string, reading: 'compiled' | 'reference') {
@@ -23,7 +50,8 @@ async function shapeRecorded(number: number, hash: string, reading: 'compiled' |
           throw new Error('the compiled reading declined the block');
         })
       : decodeWithCodecs(block, events);
-  return { ...decoded, ...assembleBlock(hash, block.header, body, validators, query) };
+  const header = reading === 'compiled' ? await compiledHeaderOf(number) : headerFieldsOf(block.header, validators);
+  return { ...decoded, ...assembleBlock(hash, header, body, query) };
 }
 
 // Every block with sidecar's recorded answer. Metadata v14 ones in both readings; before v14 only polkadot.js reads them.
@@ -65,6 +93,29 @@ it.each([18468942, 19772575, 21157800, 22887036])('reads block %i (no recorded a
   const reference = await shapeRecorded(number, hash, 'reference');
   expect(JSON.stringify(compiled.body)).toEqual(JSON.stringify(reference.body));
   expect(compiled.facts.map((fact) => fact.completion)).toEqual(reference.facts.map((fact) => fact.completion));
+});
+
+describe('headers read without polkadot.js', () => {
+  it.each([...ALL_BLOCKS, 18468942, 19772575, 21157800, 22887036])('block %i: same hash, fields and author as polkadot.js', async (number) => {
+    const { block, validators } = await decodeRecorded(recording, number);
+    const { hash, ...fields } = await compiledHeaderOf(number);
+    expect(hash).toBe(block.header.hash.toHex());
+    expect(JSON.stringify(fields)).toBe(JSON.stringify(headerFieldsOf(block.header, validators)));
+  });
+
+  it('declines digest items it does not read, so polkadot.js reads that header', async () => {
+    const { block } = await decodeRecorded(recording, 7300000);
+    const rpc = rpcHeaderOf(block.header);
+    // ChangesTrieRoot (index 2): a hash; long gone from Substrate, still in old blocks.
+    const withOldItem = { ...rpc, digest: { logs: [...rpc.digest.logs, `0x02${'11'.repeat(32)}`] } };
+    expect(readHeader(withOldItem)).toBeUndefined();
+    expect(readHeader(rpc)).toBeDefined();
+  });
+
+  it('declines validators that are not 32-byte accounts', () => {
+    expect(readValidators(Uint8Array.of(4, ...new Uint8Array(20)))).toBeUndefined();
+    expect(readValidators(Uint8Array.of(4, ...new Uint8Array(32)))?.length).toBe(32);
+  });
 });
 
 it('reads a block with polkadot.js when the compiled reading fails on it, and counts that', async () => {
