@@ -61,7 +61,7 @@ export class HotAnswers {
     let body = answer.body;
     const encoding = body.length >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
     if (encoding) {
-      const encoded = answer.encoded[encoding] ?? (answer.encoded[encoding] = await compress(body, encoding));
+      const encoded = answer.encoded[encoding] ?? (answer.encoded[encoding] = await compress(body, encoding, 'kept'));
       body = encoded;
     }
     const headers = ['Content-Type', 'application/json; charset=utf-8', 'Cache-Control', IMMUTABLE, 'ETag', answer.etag, 'Content-Length', String(body.length)];
