@@ -3,6 +3,8 @@
 export interface Config {
   /** Node URL; undefined means "start the bundled devnet". */
   nodeUrl?: string;
+  /** The relay chain's node, when the node above is a parachain's (Asset Hub): `/rc/...` and `useRcBlock`. */
+  relayUrl?: string;
   host: string;
   port: number;
   logLevel: string;
@@ -31,7 +33,36 @@ export const CONFIG_VARIABLES = [
   'FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL', 'FASTCAR_RPC_TIMEOUT_MS', 'FASTCAR_CACHE_MAX_BYTES', 'REDIS_URL', 'FASTCAR_REDIS_URL',
   'FASTCAR_REDIS_TTL_SECONDS', 'DEVNET_PORT', 'WORKERS', 'FASTCAR_WORKERS',
   'FASTCAR_RATE_LIMIT_PER_IP', 'FASTCAR_TRUSTED_PROXIES', 'FASTCAR_PREBUILD_BLOCKS', 'FASTCAR_STRICT_PARAMS',
+  'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL',
 ] as const;
+
+/** The setting a relay-chain feature names when it is missing. */
+export const RELAY_SETTING = 'FASTCAR_RELAY_URL (or SAS_SUBSTRATE_MULTI_CHAIN_URL with a chain of type "relay")';
+
+const NODE_URL = /^(wss?|https?):\/\//;
+
+/**
+ * The relay node: FASTCAR_RELAY_URL, or sidecar's SAS_SUBSTRATE_MULTI_CHAIN_URL, a JSON
+ * array of `{ url, type }` of which the entry of type "relay" is the one used here.
+ */
+function relayUrlOf(env: Env): string | undefined {
+  const direct = pick(env, 'FASTCAR_RELAY_URL');
+  const multi = pick(env, 'SAS_SUBSTRATE_MULTI_CHAIN_URL');
+  let url = direct;
+  if (url === undefined && multi !== undefined) {
+    let chains: unknown;
+    try {
+      chains = JSON.parse(multi);
+    } catch {
+      throw new ConfigError('SAS_SUBSTRATE_MULTI_CHAIN_URL is not valid: use a JSON array such as [{"url":"ws://...","type":"relay"}]');
+    }
+    if (!Array.isArray(chains)) throw new ConfigError('SAS_SUBSTRATE_MULTI_CHAIN_URL is not valid: use a JSON array of {url, type}');
+    const relay = chains.find((chain): chain is { url: string } => typeof chain === 'object' && chain !== null && (chain as { type?: unknown }).type === 'relay');
+    url = relay && typeof relay.url === 'string' ? relay.url : undefined;
+  }
+  if (url !== undefined && !NODE_URL.test(url)) throw new ConfigError(`relay node URL ${url} must start with ws://, wss://, http:// or https://`);
+  return url;
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -62,7 +93,7 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
 
 export function loadConfig(env: Env = process.env): Config {
   const nodeUrl = pick(env, 'FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL');
-  if (nodeUrl !== undefined && !/^(wss?|https?):\/\//.test(nodeUrl)) {
+  if (nodeUrl !== undefined && !NODE_URL.test(nodeUrl)) {
     throw new ConfigError(`node URL ${nodeUrl} must start with ws://, wss://, http:// or https://`);
   }
   const logLevel = (pick(env, 'FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL') ?? 'info').toLowerCase();
@@ -86,6 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: integer(env, ['FASTCAR_TRUSTED_PROXIES'], 0, 0, 10),
     prebuildBlocks: integer(env, ['FASTCAR_PREBUILD_BLOCKS'], 4, 0, 64),
     strictParams: boolean(env, 'FASTCAR_STRICT_PARAMS', false),
+    relayUrl: relayUrlOf(env),
   };
 }
 
@@ -97,6 +129,10 @@ Usage: npm start            (or: node dist/src/main.js [--help])
 Environment (sidecar's names work too):
   FASTCAR_NODE_URL / SAS_SUBSTRATE_URL   node JSON-RPC URL (ws://, wss://, http://);
                                          unset: start the bundled devnet and use it
+  FASTCAR_RELAY_URL                      the relay chain's node, when the node above is a
+                                         parachain's (Asset Hub): serves /rc/blocks/... and
+                                         useRcBlock=true; SAS_SUBSTRATE_MULTI_CHAIN_URL
+                                         ('[{"url":"ws://...","type":"relay"}]') works too
   FASTCAR_PORT / SAS_EXPRESS_PORT        HTTP port (default 8080)
   FASTCAR_HOST / SAS_EXPRESS_BIND_HOST   bind address (default 127.0.0.1)
   FASTCAR_LOG_LEVEL / SAS_LOG_LEVEL      error | warn | info | debug | trace | silent (default info)

@@ -5,7 +5,7 @@ import { createApp } from './http/app';
 import { RedisStore } from './cache/redisStore';
 import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
-import { blocksRouter } from './controllers/blocksController';
+import { blocksRouter, unconfiguredRelayRouter } from './controllers/blocksController';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
@@ -14,6 +14,7 @@ import { BlocksService } from './services/blocksService';
 import { FinalizedHead } from './services/finalizedHead';
 import { Prebuilder } from './services/prebuilder';
 import { RuntimeRegistry } from './services/runtimes';
+import { RelayLink } from './services/relayLink';
 import { rateLimited, RateLimiter } from './http/rateLimit';
 import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
@@ -26,27 +27,56 @@ export interface Fastcar {
   close(): Promise<void>;
 }
 
-export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {
-  let metrics: Metrics | undefined;
+/** One chain's node and the services over it. */
+interface Chain {
+  node: NodeClient;
+  finalized: FinalizedHead;
+  blocks: BlocksService;
+  redis?: RedisStore;
+  cache: TieredCache;
+  close(): Promise<void>;
+}
+
+async function connectChain(url: string, config: Config, cacheMaxBytes: number, metrics: () => Metrics | undefined): Promise<Chain> {
   const node = new NodeClient({
-    url: config.nodeUrl,
+    url,
     timeoutMs: config.rpcTimeoutMs,
-    onCall: (method) => metrics?.rpcCalls.inc({ method }),
-    onError: (method) => metrics?.rpcErrors.inc({ method }),
+    onCall: (method) => metrics()?.rpcCalls.inc({ method }),
+    onError: (method) => metrics()?.rpcErrors.inc({ method }),
   });
   await node.ready();
   // Keys carry the chain's genesis hash: instances of different chains may share one Redis.
   const genesis = await node.getBlockHash(0);
-  if (!genesis) throw new Error('the node has no block 0');
+  if (!genesis) throw new Error(`the node at ${url} has no block 0`);
   const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:1:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
-  const cache = new TieredCache(config.cacheMaxBytes, redis);
-  metrics = new Metrics(cache);
-  metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
+  const cache = new TieredCache(cacheMaxBytes, redis);
   const finalized = new FinalizedHead(node);
   await finalized.start();
+  const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache, genesis);
+  return {
+    node,
+    finalized,
+    blocks,
+    redis,
+    cache,
+    async close() {
+      await redis?.close();
+      await node.disconnect().catch(() => undefined);
+    },
+  };
+}
+
+export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {
+  let metrics: Metrics | undefined;
+  // A relay chain beside the parachain gets a quarter of the cache: its blocks are asked for less.
+  const relayShare = config.relayUrl ? Math.floor(config.cacheMaxBytes / 4) : 0;
+  const chain = await connectChain(config.nodeUrl, config, config.cacheMaxBytes - relayShare, () => metrics);
+  const relayChain = config.relayUrl ? await connectChain(config.relayUrl, config, Math.max(relayShare, 1), () => metrics) : undefined;
+  const { node, finalized, blocks, redis, cache } = chain;
+  metrics = new Metrics(cache);
+  metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
   metrics.gauge('fastcar_finalized_height', 'The finalized height the node last reported', () => (finalized.known ? finalized.height : -1));
   metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
-  const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache, genesis);
   if (config.prebuildBlocks > 0) {
     const prebuilder = new Prebuilder(blocks, logger, config.prebuildBlocks);
     finalized.onAdvance((number) => prebuilder.onFinalized(number));
@@ -63,6 +93,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
         finalizedHeight: finalized.known ? await finalized.current() : null,
         secondsSinceFinalizedAdvanced: finalized.secondsSinceAdvance(),
         redis: redis ? { connected: redis.connected } : undefined,
+        relay: relayChain ? { connected: relayChain.node.isConnected, reachable: await relayChain.node.reachable() } : undefined,
         cache: { bytes: cache.bytes, entries: cache.entries, ...cache.counters },
       },
     };
@@ -72,12 +103,20 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   // A quarter of the cache budget, at most 64 MB, for finalized answers kept as wire bytes.
   const hot = new HotAnswers(Math.min(64 * 1024 * 1024, Math.floor(config.cacheMaxBytes / 4)));
   metrics.gauge('fastcar_hot_answers', 'Finalized answers kept as wire bytes for the warm path', () => hot.entries);
-  const router = blocksRouter(blocks, {
+  const routerOptions = {
     strictParams: config.strictParams,
-    onIgnoredParams: (count) => ignoredParams.inc(count),
-    onImmutableAnswer: config.cacheMaxBytes > 1 ? (url, json, etag) => hot.remember(url, json, etag) : undefined,
+    onIgnoredParams: (count: number) => ignoredParams.inc(count),
+    onImmutableAnswer: config.cacheMaxBytes > 1 ? (url: string, json: string, etag: string) => hot.remember(url, json, etag) : undefined,
+  };
+  const router = blocksRouter(blocks, { ...routerOptions, relay: relayChain ? new RelayLink(blocks, relayChain.blocks) : 'unconfigured' });
+  const relayRouter = relayChain ? blocksRouter(relayChain.blocks, { ...routerOptions, relay: 'relay' }) : unconfiguredRelayRouter();
+  // polkadot-rest-api serves the same routes under /v1: its users can point here unchanged.
+  const app = createApp({
+    logger,
+    metrics,
+    routers: [docsRouter(VERSION), router, ['/rc', relayRouter], ['/v1', router], ['/v1/rc', relayRouter]],
+    health,
   });
-  const app = createApp({ logger, metrics, routers: [docsRouter(VERSION), router], health });
   const pacer = new RequestPacer();
   metrics.gauge('fastcar_requests_queued', 'Requests read but not yet started', () => pacer.queued);
   const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;
@@ -116,8 +155,8 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       limiter?.close();
-      await redis?.close();
-      await node.disconnect().catch(() => undefined);
+      await chain.close();
+      await relayChain?.close();
     },
   };
 }

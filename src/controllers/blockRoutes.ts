@@ -2,7 +2,7 @@
 // it answers. The router is built from this table and so is the OpenAPI
 // document (src/http/openapi.ts), so the two cannot drift apart.
 
-export type QueryName = 'eventDocs' | 'extrinsicDocs' | 'noFees' | 'finalized' | 'finalizedKey' | 'decodedXcmMsgs' | 'paraId' | 'range';
+export type QueryName = 'eventDocs' | 'extrinsicDocs' | 'noFees' | 'finalized' | 'finalizedKey' | 'decodedXcmMsgs' | 'paraId' | 'range' | 'useRcBlock' | 'useRcBlockFormat';
 
 export interface QueryParameter {
   type: 'boolean' | 'integer' | 'string';
@@ -18,11 +18,17 @@ export const QUERY_PARAMETERS: Record<QueryName, QueryParameter> = {
   finalized: { type: 'boolean', default: true, description: 'false: the best block instead of the finalized head.' },
   finalizedKey: { type: 'boolean', default: true, description: 'false: leave the `finalized` field out of the answer.' },
   decodedXcmMsgs: { type: 'boolean', default: false, description: 'Add `decodedXcmMsgs`: the XCM messages the block carries, decoded.' },
-  paraId: { type: 'integer', description: 'With decodedXcmMsgs: keep only messages this parachain sent (0: all).' },
+  paraId: { type: 'integer', description: 'With decodedXcmMsgs: keep only messages this parachain sent (0: all). On para-inclusions: only this parachain.' },
   range: { type: 'string', pattern: '^\\d+-\\d+$', description: 'Heights `a-b`, at most 500 blocks.' },
+  useRcBlock: {
+    type: 'boolean',
+    default: false,
+    description: "The id is a relay chain block's: answers this chain's blocks that relay block included, as a list (needs FASTCAR_RELAY_URL).",
+  },
+  useRcBlockFormat: { type: 'string', pattern: '^(array|object)$', description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).' },
 };
 
-export type ResponseName = 'Block' | 'BlockList' | 'Header' | 'ExtrinsicAt' | 'RawBlock';
+export type ResponseName = 'Block' | 'BlockList' | 'Header' | 'ExtrinsicAt' | 'RawBlock' | 'ParaInclusions';
 
 export interface RouteSpec {
   /** As Express writes it. */
@@ -39,14 +45,14 @@ export const BLOCK_ROUTES = {
   head: {
     path: '/blocks/head',
     summary: 'The finalized head (or the best block)',
-    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId'],
+    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId', 'useRcBlock', 'useRcBlockFormat'],
     response: 'Block',
   },
   headHeader: { path: '/blocks/head/header', summary: "The finalized head's header (or the best block's)", query: ['finalized'], response: 'Header' },
   block: {
     path: '/blocks/:blockId',
     summary: 'A block by height or hash, with decoded extrinsics, events and fees',
-    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId'],
+    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId', 'useRcBlock', 'useRcBlockFormat'],
     response: 'Block',
     cacheable: true,
   },
@@ -58,4 +64,10 @@ export const BLOCK_ROUTES = {
     response: 'ExtrinsicAt',
   },
   raw: { path: '/blocks/:blockId/extrinsics-raw', summary: "A block's header and its extrinsics as SCALE hex", query: [], response: 'RawBlock' },
+  paraInclusions: {
+    path: '/blocks/:blockId/para-inclusions',
+    summary: 'On a relay chain: the parachain blocks this block included (paraId: one parachain only)',
+    query: ['paraId'],
+    response: 'ParaInclusions',
+  },
 } as const satisfies Record<string, RouteSpec>;

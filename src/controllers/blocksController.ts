@@ -4,8 +4,11 @@ import { Router, type Request, type Response } from 'express';
 
 import { queryKey, withFinalizedTag, type BlockAnswer } from '../services/blockAnswer';
 import type { BlocksService } from '../services/blocksService';
+import type { IncludedBlock, RelayBlockRef, RelayLink } from '../services/relayLink';
+import { RELAY_SETTING } from '../config';
+import { badRequest } from '../errors';
 import { BLOCK_ROUTES as ROUTES } from './blockRoutes';
-import { blockQuery, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, unusedParams } from './params';
+import { blockQuery, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams } from './params';
 import { sendJson, streamJsonArray } from '../http/sendJson';
 
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
@@ -33,6 +36,24 @@ export interface BlocksRouterOptions {
   onIgnoredParams?: (count: number) => void;
   /** Told of every finalized block answer sent, with the URL it answered (kept for the warm path). */
   onImmutableAnswer?: (url: string, json: string, etag: string) => void;
+  /**
+   * What `useRcBlock=true` reads: the link to the relay chain, 'unconfigured' when this
+   * chain could have one but none was set, 'relay' on the relay chain's own routes.
+   */
+  relay?: RelayLink | 'unconfigured' | 'relay';
+}
+
+/** One included block as sidecar lists it under useRcBlock: the block, then the relay block it came with. */
+function withRelayFields(json: string, relayBlock: RelayBlockRef, ahTimestamp: string | undefined): string {
+  const timestamp = ahTimestamp === undefined ? '' : `,"ahTimestamp":${JSON.stringify(ahTimestamp)}`;
+  return `${json.slice(0, -1)},"rcBlockHash":"${relayBlock.hash}","rcBlockNumber":"${relayBlock.number}"${timestamp}}`;
+}
+
+function relayAnswer(relayBlock: RelayBlockRef, blocks: IncludedBlock[], format: 'array' | 'object', includeTag: boolean): string {
+  const list = `[${blocks.map(({ answer, ahTimestamp }) => withRelayFields(withFinalizedTag(answer, includeTag), relayBlock, ahTimestamp)).join(',')}]`;
+  if (format === 'array') return list;
+  const rcBlock = JSON.stringify({ hash: relayBlock.hash, parentHash: relayBlock.parentHash, number: String(relayBlock.number) });
+  return `{"rcBlock":${rcBlock},"parachainDataPerBlock":${list}}`;
 }
 
 /** Names as they may appear in a response header: plain characters, a few, short. */
@@ -44,11 +65,23 @@ function headerList(names: string[]): string {
     .join(', ');
 }
 
+/** The relay chain's routes when no relay node is set: each answers what is missing. */
+export function unconfiguredRelayRouter(): Router {
+  const router = Router();
+  router.get(/^\/blocks(\/.*)?$/, () => {
+    throw badRequest(`The relay chain routes need a relay chain node: set ${RELAY_SETTING}`);
+  });
+  return router;
+}
+
 export function blocksRouter(service: BlocksService, options: BlocksRouterOptions = { strictParams: false }): Router {
   const router = Router();
 
   /** The route's flags; what it does not use is named in X-Ignored-Params (or, strict, a 400). */
   const parseFlags = <K extends string>(req: Request, allowed: readonly K[]): Record<K, boolean | undefined> => {
+    if (req.query.useRcBlock === 'true' && !allowed.includes('useRcBlock' as K)) {
+      throw badRequest('useRcBlock is served on /blocks/{blockId} and /blocks/head only, not on this route yet');
+    }
     const flags = parseFlagsOf(req, allowed, options.strictParams);
     const ignored = unusedParams(req, allowed);
     if (ignored.length > 0) {
@@ -75,10 +108,25 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     await streamJsonArray(res, mapAsync(blocks, (answer) => withFinalizedTag(answer, true)));
   };
 
+  /** The relay link for a request with useRcBlock=true (undefined without it), or the 400 saying why there is none. */
+  const relayFor = (flags: { useRcBlock?: boolean }, req: Request): { link: RelayLink; format: 'array' | 'object' } | undefined => {
+    const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
+    if (flags.useRcBlock !== true) return undefined;
+    if (options.relay === 'relay' || options.relay === undefined) throw badRequest('useRcBlock parameter is only supported for parachain (Asset Hub) endpoints');
+    if (options.relay === 'unconfigured') throw badRequest(`useRcBlock parameter requires a relay chain node: set ${RELAY_SETTING}`);
+    return { link: options.relay, format };
+  };
+
   const getHead: Handler = async (req, res) => {
     const flags = parseFlags(req, ROUTES.head.query);
     const finalizedOnly = flags.finalized !== false;
     const query = blockQuery(flags, parseParaId(req.query.paraId));
+    const relay = relayFor(flags, req);
+    if (relay) {
+      const { relayBlock, blocks } = await relay.link.blocksIncludedBy(finalizedOnly ? 'finalized' : 'best', query);
+      await sendJson(res, relayAnswer(relayBlock, blocks, relay.format, true), false);
+      return;
+    }
     const hash = await service.headHash(finalizedOnly);
     const answer = await service.blockAt(hash, query, false);
     // The head moves: never let a client cache what "head" means.
@@ -88,9 +136,18 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
   const getBlock: Handler = async (req, res) => {
     const flags = parseFlags(req, ROUTES.block.query);
     const query = blockQuery(flags, parseParaId(req.query.paraId));
+    const includeTag = flags.finalizedKey !== false;
+    const relay = relayFor(flags, req);
+    if (relay) {
+      // The id is a relay chain block's; what it included may change until it is finalized: never kept by clients.
+      const rcId = parseBlockId(paramOf(req, 'blockId'));
+      if (rcId.kind === 'beyond') throw badRequest('The relay chain block number is too large.');
+      const { relayBlock, blocks } = await relay.link.blocksIncludedBy(rcId, query);
+      await sendJson(res, relayAnswer(relayBlock, blocks, relay.format, includeTag), false);
+      return;
+    }
     const id = await resolveId(paramOf(req, 'blockId'));
     const answer = await service.block(id, query);
-    const includeTag = flags.finalizedKey !== false;
     const variant = `${queryKey(query)}${Number(includeTag)}${query.decodedXcmMsgs ? `-${query.paraId ?? 0}` : ''}`;
     const json = withFinalizedTag(answer, includeTag);
     const etag = blockEtag(answer, variant);
@@ -123,6 +180,16 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     await sendJson(res, await service.raw(id), false);
   };
 
+  const getParaInclusions: Handler = async (req, res) => {
+    parseFlags(req, ROUTES.paraInclusions.query);
+    const paraId = parseParaId(req.query.paraId);
+    const id = await resolveId(paramOf(req, 'blockId'));
+    const found = await service.paraInclusions(id);
+    if (found.inclusions.length === 0) throw badRequest(`Block ${found.number} on chain ${found.specName} doesn't have the paraInclusion event`);
+    const inclusions = paraId === undefined ? found.inclusions : found.inclusions.filter((inclusion) => Number(inclusion.paraId) === paraId);
+    await sendJson(res, JSON.stringify({ at: { hash: found.hash, height: String(found.number) }, inclusions }), false);
+  };
+
   const handlers: Record<keyof typeof ROUTES, Handler> = {
     range: getBlocks,
     head: getHead,
@@ -131,6 +198,7 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     header: getHeader,
     extrinsic: getExtrinsic,
     raw: getRaw,
+    paraInclusions: getParaInclusions,
   };
   // In the table's order: fixed paths (head) before the ones with a parameter.
   for (const [name, route] of Object.entries(ROUTES)) router.get(route.path, handlers[name as keyof typeof ROUTES]);

@@ -51,7 +51,7 @@ export function parseRange(raw: unknown): number[] {
   return Array.from({ length: max - min + 1 }, (_, i) => min + i);
 }
 
-const NOT_FLAGS = new Set(['range', 'paraId']);
+const NOT_FLAGS = new Set(['range', 'paraId', 'useRcBlockFormat']);
 
 /** `paraId`: a whole number, as sidecar demands; absent when not given. */
 export function parseParaId(raw: unknown): number | undefined {
@@ -59,6 +59,14 @@ export function parseParaId(raw: unknown): number | undefined {
   const value = typeof raw === 'string' ? Number(raw) : NaN;
   if (!isUInt(value)) throw badRequest('paraId must be an integer');
   return value;
+}
+
+/** `useRcBlockFormat`: how a useRcBlock answer is laid out; only with useRcBlock=true, as sidecar demands. */
+export function parseRcBlockFormat(raw: unknown, useRcBlock: boolean): 'array' | 'object' {
+  if (raw === undefined) return 'array';
+  if (!useRcBlock) throw badRequest('useRcBlockFormat parameter requires useRcBlock=true');
+  if (raw !== 'array' && raw !== 'object') throw badRequest('useRcBlockFormat must be either "array" or "object"');
+  return raw;
 }
 
 const nameOf = (name: string) => (name === 'noFee' ? 'noFees' : name);

@@ -12,7 +12,8 @@ import { newRequestStats, runWithStats } from '../rpc/requestStats';
 export interface AppParts {
   logger: Logger;
   metrics: Metrics;
-  routers: express.Router[];
+  /** Mounted in order; a path prefix mounts a router under it (`/rc`, `/v1`). */
+  routers: (express.Router | [prefix: string, router: express.Router])[];
   health: () => Promise<{ status: number; body: unknown }>;
 }
 
@@ -60,7 +61,10 @@ export function createApp({ logger, metrics, routers, health }: AppParts): expre
       .then((text) => res.type(metrics.registry.contentType).send(text))
       .catch(next);
   });
-  for (const router of routers) app.use(router);
+  for (const entry of routers) {
+    if (Array.isArray(entry)) app.use(entry[0], entry[1]);
+    else app.use(entry);
+  }
 
   app.use((req: Request, res: Response) => {
     res.status(404).setHeader('Cache-Control', 'no-store').json({ code: 404, message: `No route for ${req.method} ${req.path.slice(0, 200)}` });

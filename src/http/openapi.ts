@@ -70,6 +70,28 @@ const SCHEMAS: Record<string, Schema> = {
   Header: closed({ parentHash: hash, number: decimal, stateRoot: hash, extrinsicsRoot: hash, digest: closed({ logs: { type: 'array' } }) }),
   ExtrinsicAt: closed({ at: closed({ height: decimal, hash }), extrinsics: ref('Extrinsic') }),
   RawBlock: closed({ parentHash: hash, number: hex, stateRoot: hash, extrinsicRoot: hash, digest: closed({ logs: { type: 'array' } }), extrinsics: { type: 'array', items: hex } }),
+  ParaInclusions: closed({
+    at: closed({ hash, height: decimal }),
+    inclusions: {
+      type: 'array',
+      items: closed({
+        paraId: decimal,
+        paraBlockNumber: decimal,
+        paraBlockHash: hash,
+        descriptor: closed({
+          relayParent: hash,
+          persistedValidationDataHash: hash,
+          povHash: hash,
+          erasureRoot: hash,
+          paraHead: hash,
+          validationCodeHash: hash,
+        }),
+        commitmentsHash: hash,
+        coreIndex: decimal,
+        groupIndex: decimal,
+      }),
+    },
+  }),
   Health: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
 };
 

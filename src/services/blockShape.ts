@@ -98,6 +98,21 @@ export interface DecodedBody {
   events: DecodedEvent[] | null;
 }
 
+/** polkadot.js's reading of a block's events, in the compiled reading's terms. */
+export function eventsWithCodecs(events: EventRecord[]): DecodedEvent[] {
+  return events.map(({ event, phase }): DecodedEvent => ({
+    phase: phase.isApplyExtrinsic
+      ? { kind: 'applyExtrinsic', index: phase.asApplyExtrinsic.toNumber() }
+      : phase.isFinalization
+        ? { kind: 'finalization' }
+        : { kind: 'initialization' },
+    pallet: event.section,
+    method: event.method,
+    docs: joinDocs(event.data.meta.docs),
+    data: toSidecarJson(event.data) as JsonValue[],
+  }));
+}
+
 /** The polkadot.js reading of a block's body: the reference, and the fallback. */
 export function decodeWithCodecs(block: Block, events: EventRecord[] | null): DecodedBody {
   const registry = block.registry as TypeRegistry;
@@ -117,19 +132,7 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null): De
     extrinsicBytes.push(extrinsic.toU8a());
     hashes.push(extrinsic.hash.toHex());
   }
-  const decodedEvents =
-    events &&
-    events.map(({ event, phase }): DecodedEvent => ({
-      phase: phase.isApplyExtrinsic
-        ? { kind: 'applyExtrinsic', index: phase.asApplyExtrinsic.toNumber() }
-        : phase.isFinalization
-          ? { kind: 'finalization' }
-          : { kind: 'initialization' },
-      pallet: event.section,
-      method: event.method,
-      docs: joinDocs(event.data.meta.docs),
-      data: toSidecarJson(event.data) as JsonValue[],
-    }));
+  const decodedEvents = events && eventsWithCodecs(events);
   return { extrinsics, extrinsicBytes, hashes, events: decodedEvents };
 }
 

@@ -14,7 +14,8 @@ import { ApiError, badRequest, notFound } from '../errors';
 import { NodeRpcError, type Hex, type NodeClient, type RpcHeader } from '../rpc/nodeClient';
 import { currentStats, wave } from '../rpc/requestStats';
 import { assembleBlock, headerFieldsOf, logsToJson, type SidecarBlock, type SidecarExtrinsic } from './blockShape';
-import { decodeBody } from './bodyDecoding';
+import { decodeBody, decodeEvents } from './bodyDecoding';
+import { inclusionsOf, type ParaInclusion } from './paraInclusions';
 import { FeeDetailsKnowledge } from './feeRules';
 import { resolveFees } from './fees';
 import type { FinalizedHead } from './finalizedHead';
@@ -261,6 +262,56 @@ export class BlocksService {
     return JSON.stringify(toSidecarJson(headerRegistry.createType('Header', header)));
   }
 
+  /**
+   * The parachain blocks a relay chain block included (its CandidateIncluded events),
+   * ordered by parachain id; none on a chain without parachains. A finalized block's list is kept.
+   */
+  async paraInclusions(id: BlockId): Promise<ParaInclusionsAt> {
+    const hash = await this.resolve(id);
+    const key = `pi:${hash}`;
+    const cached = await this.cache.get(key);
+    if (cached) return JSON.parse(cached) as ParaInclusionsAt;
+    const [header, eventsHex, finalizedNumber] = await wave([
+      this.node.getHeader(hash),
+      this.node.getStorage(SYSTEM_EVENTS_KEY, hash).catch((error: unknown) => {
+        if (error instanceof NodeRpcError) return null; // state pruned: no inclusions known, nothing kept
+        throw error;
+      }),
+      this.finalized.current(),
+    ] as const);
+    if (!header) throw unknownBlock(hash);
+    const number = parseInt(header.number, 16);
+    const decodedAt = number === 0 ? hash : header.parentHash;
+    const version = await this.node.getRuntimeVersion(decodedAt);
+    const runtime = await this.runtimes.get(version, decodedAt);
+    const inclusions = eventsHex ? inclusionsOf(decodeEvents(runtime, bytesOfHex(eventsHex))) : [];
+    const found: ParaInclusionsAt = { hash, parentHash: header.parentHash, number, specName: version.specName, inclusions };
+    // Keyed by hash, it cannot change; only a finalized block's is kept all the same, with its events read.
+    if (number <= finalizedNumber && eventsHex !== null) this.cache.set(key, JSON.stringify(found));
+    return found;
+  }
+
+  /** The header of the block at `id`, resolved: what an answer about a relay chain block names. */
+  async headerAt(id: BlockId | 'best' | 'finalized'): Promise<{ hash: Hex; parentHash: Hex; number: number }> {
+    const hash = id === 'best' ? await this.headHash(false) : id === 'finalized' ? await this.node.getFinalizedHead() : await this.resolve(id);
+    const header = await this.node.getHeader(hash);
+    if (!header) throw unknownBlock(hash);
+    return { hash, parentHash: header.parentHash, number: parseInt(header.number, 16) };
+  }
+
+  /** `Timestamp.Now` at a block, as sidecar prints it (decimal milliseconds); undefined without a timestamp pallet. */
+  async timestampAt(hash: Hex): Promise<string | undefined> {
+    const value = await this.node.getStorage(TIMESTAMP_NOW_KEY, hash);
+    if (!value || value.length !== 18) return undefined;
+    return Buffer.from(bytesOfHex(value)).readBigUInt64LE().toString();
+  }
+
+  /** The id of this chain as a parachain (`ParachainInfo.ParachainId` at the finalized head); undefined on a relay chain. */
+  async ownParaId(): Promise<number | undefined> {
+    const value = await this.node.getStorage(PARACHAIN_ID_KEY, await this.node.getFinalizedHead());
+    return value && value.length === 10 ? Buffer.from(bytesOfHex(value)).readUInt32LE() : undefined;
+  }
+
   async extrinsic(id: BlockId, index: number, query: BlockQuery): Promise<string> {
     const answer = await this.block(id, query);
     const body = JSON.parse(answer.json) as SidecarBlock;
@@ -285,6 +336,14 @@ export class BlocksService {
   }
 }
 
+export interface ParaInclusionsAt {
+  hash: Hex;
+  parentHash: Hex;
+  number: number;
+  specName: string;
+  inclusions: ParaInclusion[];
+}
+
 export function headerHash(header: RpcHeader): Hex {
   return headerRegistry.createType('Header', header).hash.toHex();
 }
@@ -304,4 +363,7 @@ function unknownBlock(hash: Hex): ApiError {
 // twox128("System") ++ twox128("Events") and twox128("Session") ++ twox128("Validators"):
 // fixed by the pallets' names, the same on every runtime that has them.
 const SYSTEM_EVENTS_KEY: Hex = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';
+// twox128("Timestamp") ++ twox128("Now") and twox128("ParachainInfo") ++ twox128("ParachainId").
+const TIMESTAMP_NOW_KEY: Hex = '0xf0c365c3cf59d671eb72da0e7a4113c49f1f0515f462cdcf84e0f1d6045dfcbb';
+const PARACHAIN_ID_KEY: Hex = '0x0d715f2646c8f85767b5d2764bb2782604a74d81251e398fd8a0a4d55023bb3f';
 const SESSION_VALIDATORS_KEY: Hex = '0xcec5070d609dd3497f72bde07fc96ba088dcde934c658227ee1dfafcd6e16903';

@@ -10,7 +10,7 @@ import { bytesOfHex, hexOfBytes } from '../decode/hex';
 import { DecodeError } from '../decode/reader';
 import { UnsupportedFormat, type DecodedEvent, type DecodedExtrinsic, type RuntimeCodecs } from '../decode/runtimeCodecs';
 import type { Hex } from '../rpc/nodeClient';
-import { decodeWithCodecs, type DecodedBody } from './blockShape';
+import { decodeWithCodecs, eventsWithCodecs, type DecodedBody } from './blockShape';
 import type { Runtime } from './runtimes';
 
 /** How blocks were read since start, for /metrics. */
@@ -45,6 +45,19 @@ export async function decodeBody(
   decodeCounters.fallback++;
   const { block, events } = reference();
   return decodeWithCodecs(block, events);
+}
+
+/** A block's events alone (no extrinsics): the compiled reading, else polkadot.js's. */
+export function decodeEvents(runtime: Runtime, eventsBytes: Uint8Array): DecodedEvent[] {
+  const { codecs } = runtime;
+  if (!(codecs instanceof UnsupportedFormat)) {
+    try {
+      return codecs.eventRecords(eventsBytes);
+    } catch (error) {
+      if (!(error instanceof DecodeError || error instanceof UnsupportedFormat)) decodeCounters.faults++;
+    }
+  }
+  return eventsWithCodecs(runtime.registry.createType('Vec<EventRecord>', eventsBytes) as unknown as EventRecord[]);
 }
 
 async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], eventsBytes: Uint8Array | null): Promise<DecodedBody> {

@@ -15,6 +15,14 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ nodeUrl: 'wss://node.example:443', port: 8081, host: '0.0.0.0', logLevel: 'info' });
   });
 
+  it("takes the relay chain's node from its own name or from sidecar's multi-chain list", () => {
+    expect(loadConfig({ FASTCAR_RELAY_URL: 'ws://relay:9944' }).relayUrl).toBe('ws://relay:9944');
+    const multi = JSON.stringify([{ url: 'ws://ah:9944', type: 'assethub' }, { url: 'wss://relay.example', type: 'relay' }]);
+    expect(loadConfig({ SAS_SUBSTRATE_MULTI_CHAIN_URL: multi }).relayUrl).toBe('wss://relay.example');
+    expect(loadConfig({ SAS_SUBSTRATE_MULTI_CHAIN_URL: JSON.stringify([{ url: 'ws://ah:9944', type: 'assethub' }]) }).relayUrl).toBeUndefined();
+    expect(loadConfig({}).relayUrl).toBeUndefined();
+  });
+
   it('prefers its own names over sidecar’s', () => {
     expect(loadConfig({ FASTCAR_PORT: '9000', SAS_EXPRESS_PORT: '8081' }).port).toBe(9000);
   });
@@ -24,6 +32,9 @@ describe('loadConfig', () => {
     [{ SAS_SUBSTRATE_URL: 'localhost:9944' }, 'must start with ws://'],
     [{ SAS_LOG_LEVEL: 'loud' }, 'log level loud'],
     [{ WORKERS: '0' }, 'WORKERS=0 is not valid'],
+    [{ FASTCAR_RELAY_URL: 'relay:9944' }, 'relay node URL relay:9944 must start with ws://'],
+    [{ SAS_SUBSTRATE_MULTI_CHAIN_URL: 'ws://relay:9944' }, 'use a JSON array'],
+    [{ SAS_SUBSTRATE_MULTI_CHAIN_URL: '{"url":"ws://relay:9944"}' }, 'use a JSON array'],
   ])('rejects %p with a message that says what to do', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -1,0 +1,201 @@
+// Asset Hub beside its relay chain: /rc/blocks, para-inclusions, useRcBlock, /v1.
+// The relay chain is real Polkadot history (the recorded node, test/fixtures/mainnet):
+// relay block 18468942 included seven parachain blocks, Asset Hub's among them. For
+// useRcBlock, that one inclusion is pointed at a devnet Asset Hub block: its head data
+// (the parachain header the event carries) is replaced by the devnet block's header,
+// byte for byte in the recorded events, so fastcar must find the devnet block from
+// the relay chain's own data.
+import { TypeRegistry } from '@polkadot/types';
+import type { EventRecord, Header } from '@polkadot/types/interfaces';
+import { compactToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
+
+import type { Devnet } from '../devnet/chain';
+import type { SeedManifest } from '../devnet/seed';
+import { getJson } from '../harness/http';
+import { startFastcarOn } from '../harness/fastcar';
+import { connectRpc } from '../harness/rpcClient';
+import type { Fastcar } from '../src/server';
+import { startDevnet } from './support/devnet';
+import { decodeRecorded } from './support/recordedBlocks';
+import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from './support/recordedNode';
+
+const RELAY_BLOCK = 18468942;
+const NO_ASSET_HUB_BLOCK = 19772575; // twelve inclusions, none of para 1000
+const NO_INCLUSIONS_BLOCK = 21157800;
+
+let devnet: Devnet;
+let manifest: SeedManifest;
+let relay: RecordedNode;
+let recording: Recording;
+let fastcar: Fastcar;
+let alone: Fastcar;
+let ahBlock: { number: number; hash: string };
+
+type Hex = `0x${string}`;
+
+/** The recording with Asset Hub's inclusion in RELAY_BLOCK carrying `header` as its head data. */
+async function pointedAt(original: Recording, header: Uint8Array): Promise<Recording> {
+  const { events } = await decodeRecorded(original, RELAY_BLOCK);
+  const record = (events as EventRecord[]).find(({ event }) => event.method === 'CandidateIncluded' && (event.data[0] as unknown as { descriptor: { paraId: { toNumber(): number } } }).descriptor.paraId.toNumber() === 1000);
+  if (!record) throw new Error('the recorded relay block has no Asset Hub inclusion');
+  const headData = record.event.data[1].toU8a(); // with its length prefix, as the events hold it
+  const copy = structuredClone(original);
+  const block = copy.blocks.find((b) => b.number === RELAY_BLOCK)!;
+  const encoded = block.events!.slice(2);
+  const at = encoded.indexOf(u8aToHex(headData).slice(2));
+  if (at < 0 || at % 2 !== 0) throw new Error('head data not found in the recorded events');
+  const replacement = u8aConcat(compactToU8a(header.length), header);
+  block.events = `0x${encoded.slice(0, at)}${u8aToHex(replacement).slice(2)}${encoded.slice(at + headData.length * 2)}` as Hex;
+  return copy;
+}
+
+beforeAll(async () => {
+  ({ devnet, manifest } = await startDevnet());
+  const rpc = await connectRpc(devnet.wsUrl);
+  const number = manifest.blocks.transfers;
+  const hash = await rpc.call<string>('chain_getBlockHash', [number]);
+  const header = new TypeRegistry().createType('Header', await rpc.call('chain_getHeader', [hash])) as Header;
+  rpc.close();
+  ahBlock = { number, hash };
+  recording = await pointedAt(loadPolkadotRecording(), header.toU8a());
+  relay = await startRecordedNode(recording);
+  fastcar = await startFastcarOn(devnet.wsUrl, { FASTCAR_RELAY_URL: relay.url, FASTCAR_PREBUILD_BLOCKS: '0' });
+  alone = await startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' });
+}, 180_000);
+
+afterAll(async () => {
+  await fastcar?.close();
+  await alone?.close();
+  await relay?.close();
+  await devnet?.close();
+});
+
+const hashOf = (number: number) => recording.blocks.find((block) => block.number === number)!.hash;
+
+describe('/rc/blocks: the relay chain through the same service', () => {
+  it("answers a relay block as sidecar recorded it from a live node", async () => {
+    const { status, body } = await getJson(`${fastcar.url}/rc/blocks/7300000`);
+    expect(status).toBe(200);
+    const { finalized: _tag, ...expected } = recording.recorded['7300000'] as Record<string, unknown>;
+    const { finalized: _ours, ...actual } = body as Record<string, unknown>;
+    expect(actual).toEqual(expected);
+  });
+
+  it('serves the header and raw routes of the relay chain, by hash too', async () => {
+    const hash = hashOf(RELAY_BLOCK);
+    const header = (await getJson(`${fastcar.url}/rc/blocks/${hash}/header`)).body as { number: string };
+    expect(header.number).toBe(String(RELAY_BLOCK));
+    const raw = (await getJson(`${fastcar.url}/rc/blocks/${RELAY_BLOCK}/extrinsics-raw`)).body as { extrinsics: string[] };
+    expect(raw.extrinsics).toEqual(recording.blocks.find((block) => block.number === RELAY_BLOCK)!.extrinsics);
+  });
+
+  it('refuses useRcBlock on the relay chain itself', async () => {
+    const { status, body } = await getJson(`${fastcar.url}/rc/blocks/${RELAY_BLOCK}?useRcBlock=true`);
+    expect(status).toBe(400);
+    expect((body as { message: string }).message).toMatch(/parachain/);
+  });
+});
+
+describe('para-inclusions', () => {
+  it("lists a relay block's inclusions as sidecar reads them (header hash and number from the head data)", async () => {
+    const original = loadPolkadotRecording();
+    const { events, runtime } = await decodeRecorded(original, NO_ASSET_HUB_BLOCK);
+    // The reference, read with polkadot.js the way sidecar reads it.
+    const expected = (events as EventRecord[])
+      .filter(({ event }) => event.section === 'paraInclusion' && event.method === 'CandidateIncluded')
+      .map(({ event }) => {
+        const receipt = event.data[0].toJSON() as { descriptor: Record<string, string | number>; commitmentsHash: string };
+        const paraHeader = runtime.registry.createType('Header', event.data[1]) as Header;
+        const { descriptor } = receipt;
+        return {
+          paraId: String(descriptor.paraId),
+          paraBlockNumber: paraHeader.number.toString(),
+          paraBlockHash: paraHeader.hash.toHex(),
+          descriptor: {
+            relayParent: descriptor.relayParent,
+            persistedValidationDataHash: descriptor.persistedValidationDataHash,
+            povHash: descriptor.povHash,
+            erasureRoot: descriptor.erasureRoot,
+            paraHead: descriptor.paraHead,
+            validationCodeHash: descriptor.validationCodeHash,
+          },
+          commitmentsHash: receipt.commitmentsHash,
+          coreIndex: event.data[2].toString(),
+          groupIndex: event.data[3].toString(),
+        };
+      })
+      .sort((a, b) => Number(a.paraId) - Number(b.paraId));
+    expect(expected.length).toBe(12);
+    const { status, body } = await getJson(`${fastcar.url}/rc/blocks/${NO_ASSET_HUB_BLOCK}/para-inclusions`);
+    expect(status).toBe(200);
+    expect(body).toEqual({ at: { hash: hashOf(NO_ASSET_HUB_BLOCK), height: String(NO_ASSET_HUB_BLOCK) }, inclusions: expected });
+    const one = (await getJson(`${fastcar.url}/rc/blocks/${NO_ASSET_HUB_BLOCK}/para-inclusions?paraId=2034`)).body as { inclusions: { paraId: string }[] };
+    expect(one.inclusions.map((inclusion) => inclusion.paraId)).toEqual(['2034']);
+  });
+
+  it('answers 400 for a block without inclusions, and on a chain without parachains', async () => {
+    const relayBlock = await getJson(`${fastcar.url}/rc/blocks/${NO_INCLUSIONS_BLOCK}/para-inclusions`);
+    expect(relayBlock.status).toBe(400);
+    expect((relayBlock.body as { message: string }).message).toBe(`Block ${NO_INCLUSIONS_BLOCK} on chain polkadot doesn't have the paraInclusion event`);
+    const parachain = await getJson(`${fastcar.url}/blocks/3/para-inclusions`);
+    expect(parachain.status).toBe(400);
+  });
+});
+
+describe('useRcBlock', () => {
+  it('answers the Asset Hub blocks a relay block included, each with the relay block it came with', async () => {
+    const own = (await getJson(`${fastcar.url}/blocks/${ahBlock.number}`)).body as Record<string, unknown>;
+    const rpc = await connectRpc(devnet.wsUrl);
+    const now = await rpc.call<string>('state_getStorage', ['0xf0c365c3cf59d671eb72da0e7a4113c49f1f0515f462cdcf84e0f1d6045dfcbb', ahBlock.hash]);
+    rpc.close();
+    const ahTimestamp = Buffer.from(now.slice(2), 'hex').readBigUInt64LE().toString();
+    const rcBlockHash = hashOf(RELAY_BLOCK);
+    const byNumber = await getJson(`${fastcar.url}/blocks/${RELAY_BLOCK}?useRcBlock=true`);
+    expect(byNumber.status).toBe(200);
+    expect(byNumber.body).toEqual([{ ...own, rcBlockHash, rcBlockNumber: String(RELAY_BLOCK), ahTimestamp }]);
+    const byHash = await getJson(`${fastcar.url}/blocks/${rcBlockHash}?useRcBlock=true&useRcBlockFormat=object`);
+    const relayHeader = recording.blocks.find((block) => block.number === RELAY_BLOCK)!.header;
+    expect(byHash.body).toEqual({
+      rcBlock: { hash: rcBlockHash, parentHash: relayHeader.parentHash, number: String(RELAY_BLOCK) },
+      parachainDataPerBlock: [{ ...own, rcBlockHash, rcBlockNumber: String(RELAY_BLOCK), ahTimestamp }],
+    });
+    expect(byNumber.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('answers an empty list (or an empty object form) when the relay block included none', async () => {
+    expect((await getJson(`${fastcar.url}/blocks/${NO_ASSET_HUB_BLOCK}?useRcBlock=true`)).body).toEqual([]);
+    const object = (await getJson(`${fastcar.url}/blocks/${NO_ASSET_HUB_BLOCK}?useRcBlock=true&useRcBlockFormat=object`)).body as { parachainDataPerBlock: unknown[] };
+    expect(object.parachainDataPerBlock).toEqual([]);
+  });
+
+  it('rejects malformed or unsupported uses with a 400 that says why', async () => {
+    const cases: [string, RegExp][] = [
+      [`/blocks/${RELAY_BLOCK}?useRcBlock=yes`, /invalid boolean/],
+      [`/blocks/${RELAY_BLOCK}?useRcBlockFormat=object`, /requires useRcBlock=true/],
+      [`/blocks/${RELAY_BLOCK}?useRcBlock=true&useRcBlockFormat=table`, /"array" or "object"/],
+      [`/blocks/${RELAY_BLOCK}/header?useRcBlock=true`, /not on this route yet/],
+      [`/blocks/${'9'.repeat(12)}?useRcBlock=true`, /too large/],
+    ];
+    for (const [path, message] of cases) {
+      const { status, body } = await getJson(fastcar.url + path);
+      expect([path, status, (body as { message: string }).message]).toEqual([path, 400, expect.stringMatching(message)]);
+    }
+  });
+
+  it('without a relay node, names the setting that is missing', async () => {
+    for (const path of [`/blocks/${RELAY_BLOCK}?useRcBlock=true`, '/rc/blocks/1', '/rc/blocks/head/header', '/v1/rc/blocks/1']) {
+      const { status, body } = await getJson(alone.url + path);
+      expect([path, status, (body as { message: string }).message]).toEqual([path, 400, expect.stringContaining('FASTCAR_RELAY_URL')]);
+    }
+  });
+});
+
+describe('/v1: the routes as polkadot-rest-api names them', () => {
+  it('serves the same answers under /v1', async () => {
+    for (const path of [`/blocks/${ahBlock.number}`, `/blocks/${ahBlock.number}/header`, `/rc/blocks/${NO_ASSET_HUB_BLOCK}/para-inclusions`]) {
+      const plain = await getJson(fastcar.url + path);
+      const versioned = await getJson(`${fastcar.url}/v1${path}`);
+      expect([path, versioned.status, versioned.text]).toEqual([path, 200, plain.text]);
+    }
+  });
+});
