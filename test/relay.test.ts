@@ -46,6 +46,15 @@ async function pointedAt(original: Recording, header: Uint8Array): Promise<Recor
   if (at < 0 || at % 2 !== 0) throw new Error('head data not found in the recorded events');
   const replacement = u8aConcat(compactToU8a(header.length), header);
   block.events = `0x${encoded.slice(0, at)}${u8aToHex(replacement).slice(2)}${encoded.slice(at + headData.length * 2)}` as Hex;
+  // A child with no events, so a range of relay blocks (at least two) has one that included nothing.
+  copy.blocks.push({
+    ...block,
+    number: RELAY_BLOCK + 1,
+    hash: `0x${'ab'.repeat(32)}`,
+    header: { ...block.header, parentHash: block.hash, number: `0x${(RELAY_BLOCK + 1).toString(16)}` },
+    extrinsics: [],
+    events: '0x00',
+  });
   return copy;
 }
 
@@ -162,6 +171,29 @@ describe('useRcBlock', () => {
     expect(byNumber.headers.get('cache-control')).toBe('no-store');
   });
 
+  it('serves the header, extrinsic, raw and range routes by relay block too', async () => {
+    const rc = { rcBlockHash: hashOf(RELAY_BLOCK), rcBlockNumber: String(RELAY_BLOCK) };
+    const withRc = (body: unknown) => [expect.objectContaining({ ...(body as object), ...rc, ahTimestamp: expect.stringMatching(/^\d+$/) })];
+    for (const suffix of ['/header', '/extrinsics/1', '/extrinsics-raw']) {
+      const own = (await getJson(`${fastcar.url}/blocks/${ahBlock.hash}${suffix}`)).body;
+      const viaRelay = await getJson(`${fastcar.url}/blocks/${RELAY_BLOCK}${suffix}?useRcBlock=true`);
+      expect([suffix, viaRelay.status]).toEqual([suffix, 200]);
+      expect(viaRelay.body).toEqual(withRc(own));
+    }
+    const block = (await getJson(`${fastcar.url}/blocks/${ahBlock.number}`)).body as { hash: string };
+    const range = (await getJson(`${fastcar.url}/blocks?range=${RELAY_BLOCK}-${RELAY_BLOCK + 1}&useRcBlock=true`)).body as { hash: string }[];
+    expect(range.map((item) => item.hash)).toEqual([block.hash]);
+    expect(range[0]).toEqual(expect.objectContaining(rc));
+  });
+
+  it("reads the relay chain's head for the head routes", async () => {
+    // The relay head (the newest block the relay node has) included no parachain block.
+    expect((await getJson(`${fastcar.url}/blocks/head?useRcBlock=true`)).body).toEqual([]);
+    const object = (await getJson(`${fastcar.url}/blocks/head/header?useRcBlock=true&useRcBlockFormat=object`)).body as { rcBlock: { number: string } };
+    const newest = Math.max(...recording.blocks.map((block) => block.number));
+    expect(object).toEqual({ rcBlock: expect.objectContaining({ number: String(newest) }), parachainDataPerBlock: [] });
+  });
+
   it('answers an empty list (or an empty object form) when the relay block included none', async () => {
     expect((await getJson(`${fastcar.url}/blocks/${NO_ASSET_HUB_BLOCK}?useRcBlock=true`)).body).toEqual([]);
     const object = (await getJson(`${fastcar.url}/blocks/${NO_ASSET_HUB_BLOCK}?useRcBlock=true&useRcBlockFormat=object`)).body as { parachainDataPerBlock: unknown[] };
@@ -173,7 +205,8 @@ describe('useRcBlock', () => {
       [`/blocks/${RELAY_BLOCK}?useRcBlock=yes`, /invalid boolean/],
       [`/blocks/${RELAY_BLOCK}?useRcBlockFormat=object`, /requires useRcBlock=true/],
       [`/blocks/${RELAY_BLOCK}?useRcBlock=true&useRcBlockFormat=table`, /"array" or "object"/],
-      [`/blocks/${RELAY_BLOCK}/header?useRcBlock=true`, /not on this route yet/],
+      [`/blocks/${RELAY_BLOCK}/para-inclusions?useRcBlock=true`, /relay chain block already/],
+      [`/blocks?range=${RELAY_BLOCK}-${RELAY_BLOCK + 1}&useRcBlock=true&useRcBlockFormat=object`, /one list/],
       [`/blocks/${'9'.repeat(12)}?useRcBlock=true`, /too large/],
     ];
     for (const [path, message] of cases) {

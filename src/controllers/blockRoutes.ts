@@ -41,14 +41,19 @@ export interface RouteSpec {
 }
 
 export const BLOCK_ROUTES = {
-  range: { path: '/blocks', summary: 'A range of blocks, in order', query: ['range', 'eventDocs', 'extrinsicDocs', 'noFees'], response: 'BlockList' },
+  range: { path: '/blocks', summary: 'A range of blocks, in order', query: ['range', 'eventDocs', 'extrinsicDocs', 'noFees', 'useRcBlock'], response: 'BlockList' },
   head: {
     path: '/blocks/head',
     summary: 'The finalized head (or the best block)',
     query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId', 'useRcBlock', 'useRcBlockFormat'],
     response: 'Block',
   },
-  headHeader: { path: '/blocks/head/header', summary: "The finalized head's header (or the best block's)", query: ['finalized'], response: 'Header' },
+  headHeader: {
+    path: '/blocks/head/header',
+    summary: "The finalized head's header (or the best block's)",
+    query: ['finalized', 'useRcBlock', 'useRcBlockFormat'],
+    response: 'Header',
+  },
   block: {
     path: '/blocks/:blockId',
     summary: 'A block by height or hash, with decoded extrinsics, events and fees',
@@ -56,14 +61,19 @@ export const BLOCK_ROUTES = {
     response: 'Block',
     cacheable: true,
   },
-  header: { path: '/blocks/:blockId/header', summary: "A block's header", query: [], response: 'Header' },
+  header: { path: '/blocks/:blockId/header', summary: "A block's header", query: ['useRcBlock', 'useRcBlockFormat'], response: 'Header' },
   extrinsic: {
     path: '/blocks/:blockId/extrinsics/:extrinsicIndex',
     summary: 'One extrinsic of a block',
-    query: ['eventDocs', 'extrinsicDocs', 'noFees'],
+    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'useRcBlock', 'useRcBlockFormat'],
     response: 'ExtrinsicAt',
   },
-  raw: { path: '/blocks/:blockId/extrinsics-raw', summary: "A block's header and its extrinsics as SCALE hex", query: [], response: 'RawBlock' },
+  raw: {
+    path: '/blocks/:blockId/extrinsics-raw',
+    summary: "A block's header and its extrinsics as SCALE hex",
+    query: ['useRcBlock', 'useRcBlockFormat'],
+    response: 'RawBlock',
+  },
   paraInclusions: {
     path: '/blocks/:blockId/para-inclusions',
     summary: 'On a relay chain: the parachain blocks this block included (paraId: one parachain only)',

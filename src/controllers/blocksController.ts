@@ -4,7 +4,9 @@ import { Router, type Request, type Response } from 'express';
 
 import { queryKey, withFinalizedTag, type BlockAnswer } from '../services/blockAnswer';
 import type { BlocksService } from '../services/blocksService';
-import type { IncludedBlock, RelayBlockRef, RelayLink } from '../services/relayLink';
+import type { Hex } from '../rpc/nodeClient';
+import type { Included, RelayBlockRef, RelayLink } from '../services/relayLink';
+import type { BlockId } from '../services/blockAnswer';
 import { RELAY_SETTING } from '../config';
 import { badRequest } from '../errors';
 import { BLOCK_ROUTES as ROUTES } from './blockRoutes';
@@ -43,17 +45,24 @@ export interface BlocksRouterOptions {
   relay?: RelayLink | 'unconfigured' | 'relay';
 }
 
-/** One included block as sidecar lists it under useRcBlock: the block, then the relay block it came with. */
+/** One included block's answer as sidecar lists it under useRcBlock: the answer, then the relay block it came with. */
 function withRelayFields(json: string, relayBlock: RelayBlockRef, ahTimestamp: string | undefined): string {
   const timestamp = ahTimestamp === undefined ? '' : `,"ahTimestamp":${JSON.stringify(ahTimestamp)}`;
   return `${json.slice(0, -1)},"rcBlockHash":"${relayBlock.hash}","rcBlockNumber":"${relayBlock.number}"${timestamp}}`;
 }
 
-function relayAnswer(relayBlock: RelayBlockRef, blocks: IncludedBlock[], format: 'array' | 'object', includeTag: boolean): string {
-  const list = `[${blocks.map(({ answer, ahTimestamp }) => withRelayFields(withFinalizedTag(answer, includeTag), relayBlock, ahTimestamp)).join(',')}]`;
+function relayAnswer(relayBlock: RelayBlockRef, items: Included<string>[], format: 'array' | 'object'): string {
+  const list = `[${items.map(({ value, ahTimestamp }) => withRelayFields(value, relayBlock, ahTimestamp)).join(',')}]`;
   if (format === 'array') return list;
   const rcBlock = JSON.stringify({ hash: relayBlock.hash, parentHash: relayBlock.parentHash, number: String(relayBlock.number) });
   return `{"rcBlock":${rcBlock},"parachainDataPerBlock":${list}}`;
+}
+
+/** A relay chain block id from the path: the relay chain is asked, so a height is checked against its head there. */
+function relayIdOf(raw: string): BlockId {
+  const id = parseBlockId(raw);
+  if (id.kind === 'beyond') throw badRequest('The relay chain block number is too large.');
+  return id;
 }
 
 /** Names as they may appear in a response header: plain characters, a few, short. */
@@ -80,7 +89,7 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
   /** The route's flags; what it does not use is named in X-Ignored-Params (or, strict, a 400). */
   const parseFlags = <K extends string>(req: Request, allowed: readonly K[]): Record<K, boolean | undefined> => {
     if (req.query.useRcBlock === 'true' && !allowed.includes('useRcBlock' as K)) {
-      throw badRequest('useRcBlock is served on /blocks/{blockId} and /blocks/head only, not on this route yet');
+      throw badRequest('useRcBlock is not served on this route: its id is a relay chain block already');
     }
     const flags = parseFlagsOf(req, allowed, options.strictParams);
     const ignored = unusedParams(req, allowed);
@@ -102,14 +111,29 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const flags = parseFlags(req, ROUTES.range.query);
     const numbers = parseRange(req.query.range);
     const query = blockQuery(flags);
+    const relay = relayFor(flags, req, false);
     const stop = new AbortController();
     res.once('close', () => stop.abort());
+    if (relay) {
+      // Relay chain heights: each one's included blocks in order, relay blocks with none left out (as sidecar).
+      const link = relay.link;
+      const items = async function* () {
+        for (const number of numbers) {
+          if (stop.signal.aborted) return;
+          const { relayBlock, items: included } = await link.blocksIncludedBy({ kind: 'number', number }, query);
+          for (const { value, ahTimestamp } of included) yield withRelayFields(withFinalizedTag(value, true), relayBlock, ahTimestamp);
+        }
+      };
+      await streamJsonArray(res, items());
+      return;
+    }
     const blocks = service.range(numbers, query, stop.signal);
     await streamJsonArray(res, mapAsync(blocks, (answer) => withFinalizedTag(answer, true)));
   };
 
   /** The relay link for a request with useRcBlock=true (undefined without it), or the 400 saying why there is none. */
-  const relayFor = (flags: { useRcBlock?: boolean }, req: Request): { link: RelayLink; format: 'array' | 'object' } | undefined => {
+  const relayFor = (flags: { useRcBlock?: boolean }, req: Request, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
+    if (!formats && req.query.useRcBlockFormat !== undefined) throw badRequest('useRcBlockFormat is not used on a range: the answer is one list');
     const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
     if (flags.useRcBlock !== true) return undefined;
     if (options.relay === 'relay' || options.relay === undefined) throw badRequest('useRcBlock parameter is only supported for parachain (Asset Hub) endpoints');
@@ -123,8 +147,10 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const query = blockQuery(flags, parseParaId(req.query.paraId));
     const relay = relayFor(flags, req);
     if (relay) {
-      const { relayBlock, blocks } = await relay.link.blocksIncludedBy(finalizedOnly ? 'finalized' : 'best', query);
-      await sendJson(res, relayAnswer(relayBlock, blocks, relay.format, true), false);
+      const { relayBlock, items } = await relay.link.eachIncluded(finalizedOnly ? 'finalized' : 'best', async (hash) =>
+        withFinalizedTag(await service.blockAt(hash, query, true), true),
+      );
+      await sendJson(res, relayAnswer(relayBlock, items, relay.format), false);
       return;
     }
     const hash = await service.headHash(finalizedOnly);
@@ -140,10 +166,10 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const relay = relayFor(flags, req);
     if (relay) {
       // The id is a relay chain block's; what it included may change until it is finalized: never kept by clients.
-      const rcId = parseBlockId(paramOf(req, 'blockId'));
-      if (rcId.kind === 'beyond') throw badRequest('The relay chain block number is too large.');
-      const { relayBlock, blocks } = await relay.link.blocksIncludedBy(rcId, query);
-      await sendJson(res, relayAnswer(relayBlock, blocks, relay.format, includeTag), false);
+      const { relayBlock, items } = await relay.link.eachIncluded(relayIdOf(paramOf(req, 'blockId')), async (hash) =>
+        withFinalizedTag(await service.blockAt(hash, query, true), includeTag),
+      );
+      await sendJson(res, relayAnswer(relayBlock, items, relay.format), false);
       return;
     }
     const id = await resolveId(paramOf(req, 'blockId'));
@@ -156,26 +182,41 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     if (answer.immutable && !res.hasHeader('X-Ignored-Params')) options.onImmutableAnswer?.(req.originalUrl, json, etag);
   };
 
+  /** Answers `read` of each parachain block the relay block `relayId` included, as sidecar lists them. */
+  const sendIncluded = async (res: Response, relay: { link: RelayLink; format: 'array' | 'object' }, relayId: BlockId | 'best' | 'finalized', read: (hash: Hex) => Promise<string>) => {
+    const { relayBlock, items } = await relay.link.eachIncluded(relayId, read);
+    await sendJson(res, relayAnswer(relayBlock, items, relay.format), false);
+  };
+  const byHash = (hash: Hex): BlockId => ({ kind: 'hash', hash });
+
   const getHeadHeader: Handler = async (req, res) => {
     const flags = parseFlags(req, ROUTES.headHeader.query);
+    const relay = relayFor(flags, req);
+    if (relay) return sendIncluded(res, relay, flags.finalized === false ? 'best' : 'finalized', (hash) => service.header(byHash(hash)));
     await sendJson(res, await service.header(flags.finalized === false ? 'best' : 'finalized'), false);
   };
 
   const getHeader: Handler = async (req, res) => {
-    parseFlags(req, ROUTES.header.query);
+    const flags = parseFlags(req, ROUTES.header.query);
+    const relay = relayFor(flags, req);
+    if (relay) return sendIncluded(res, relay, relayIdOf(paramOf(req, 'blockId')), (hash) => service.header(byHash(hash)));
     const id = await resolveId(paramOf(req, 'blockId'));
     await sendJson(res, await service.header(id), false);
   };
 
   const getExtrinsic: Handler = async (req, res) => {
     const flags = parseFlags(req, ROUTES.extrinsic.query);
-    const id = await resolveId(paramOf(req, 'blockId'));
     const index = parseIndex(paramOf(req, 'extrinsicIndex'));
+    const relay = relayFor(flags, req);
+    if (relay) return sendIncluded(res, relay, relayIdOf(paramOf(req, 'blockId')), (hash) => service.extrinsic(byHash(hash), index, blockQuery(flags)));
+    const id = await resolveId(paramOf(req, 'blockId'));
     await sendJson(res, await service.extrinsic(id, index, blockQuery(flags)), false);
   };
 
   const getRaw: Handler = async (req, res) => {
-    parseFlags(req, ROUTES.raw.query);
+    const flags = parseFlags(req, ROUTES.raw.query);
+    const relay = relayFor(flags, req);
+    if (relay) return sendIncluded(res, relay, relayIdOf(paramOf(req, 'blockId')), (hash) => service.raw(byHash(hash)));
     const id = await resolveId(paramOf(req, 'blockId'));
     await sendJson(res, await service.raw(id), false);
   };

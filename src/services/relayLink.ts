@@ -12,8 +12,8 @@ export interface RelayBlockRef {
   number: number;
 }
 
-export interface IncludedBlock {
-  answer: BlockAnswer;
+export interface Included<T> {
+  value: T;
   ahTimestamp?: string;
 }
 
@@ -45,15 +45,20 @@ export class RelayLink {
     return { relayBlock: { hash: found.hash, parentHash: found.parentHash, number: found.number }, hashes };
   }
 
-  /** Each included block's answer and timestamp, in the order the relay block included them. */
-  async blocksIncludedBy(id: BlockId | 'best' | 'finalized', query: BlockQuery): Promise<{ relayBlock: RelayBlockRef; blocks: IncludedBlock[] }> {
+  /** What `read` answers for each included block, with its timestamp, in the order the relay block included them. */
+  async eachIncluded<T>(id: BlockId | 'best' | 'finalized', read: (hash: Hex) => Promise<T>): Promise<{ relayBlock: RelayBlockRef; items: Included<T>[] }> {
     const { relayBlock, hashes } = await this.includedBy(id);
-    const blocks = await wave(
+    const items = await wave(
       hashes.map(async (hash) => {
-        const [answer, ahTimestamp] = await Promise.all([this.parachain.blockAt(hash, query, true), this.parachain.timestampAt(hash)]);
-        return { answer, ahTimestamp };
+        const [value, ahTimestamp] = await Promise.all([read(hash), this.parachain.timestampAt(hash)]);
+        return { value, ahTimestamp };
       }),
     );
-    return { relayBlock, blocks };
+    return { relayBlock, items };
+  }
+
+  /** The included blocks' answers (built, or from the cache, as any block answer). */
+  blocksIncludedBy(id: BlockId | 'best' | 'finalized', query: BlockQuery): Promise<{ relayBlock: RelayBlockRef; items: Included<BlockAnswer>[] }> {
+    return this.eachIncluded(id, (hash) => this.parachain.blockAt(hash, query, true));
   }
 }
