@@ -2,7 +2,7 @@
 // it answers. The router is built from this table and so is the OpenAPI
 // document (src/http/openapi.ts), so the two cannot drift apart.
 
-export type QueryName = 'eventDocs' | 'extrinsicDocs' | 'noFees' | 'finalized' | 'finalizedKey' | 'decodedXcmMsgs' | 'paraId' | 'range' | 'useRcBlock' | 'useRcBlockFormat';
+export type QueryName = 'eventDocs' | 'extrinsicDocs' | 'noFees' | 'finalized' | 'finalizedKey' | 'decodedXcmMsgs' | 'paraId' | 'range' | 'useRcBlock' | 'useRcBlockFormat' | 'useEvmFormat';
 
 export interface QueryParameter {
   type: 'boolean' | 'integer' | 'string';
@@ -25,6 +25,11 @@ export const QUERY_PARAMETERS: Record<QueryName, QueryParameter> = {
     default: false,
     description: "The id is a relay chain block's: answers this chain's blocks that relay block included, as a list (needs FASTCAR_RELAY_URL).",
   },
+  useEvmFormat: {
+    type: 'boolean',
+    default: false,
+    description: 'In the events of `revive` calls, accounts as the 20-byte EVM addresses pallet-revive maps them to.',
+  },
   useRcBlockFormat: { type: 'string', pattern: '^(array|object)$', description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).' },
 };
 
@@ -41,11 +46,11 @@ export interface RouteSpec {
 }
 
 export const BLOCK_ROUTES = {
-  range: { path: '/blocks', summary: 'A range of blocks, in order', query: ['range', 'eventDocs', 'extrinsicDocs', 'noFees', 'useRcBlock'], response: 'BlockList' },
+  range: { path: '/blocks', summary: 'A range of blocks, in order', query: ['range', 'eventDocs', 'extrinsicDocs', 'noFees', 'useRcBlock', 'useEvmFormat'], response: 'BlockList' },
   head: {
     path: '/blocks/head',
     summary: 'The finalized head (or the best block)',
-    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId', 'useRcBlock', 'useRcBlockFormat'],
+    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId', 'useRcBlock', 'useRcBlockFormat', 'useEvmFormat'],
     response: 'Block',
   },
   headHeader: {
@@ -57,7 +62,7 @@ export const BLOCK_ROUTES = {
   block: {
     path: '/blocks/:blockId',
     summary: 'A block by height or hash, with decoded extrinsics, events and fees',
-    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId', 'useRcBlock', 'useRcBlockFormat'],
+    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId', 'useRcBlock', 'useRcBlockFormat', 'useEvmFormat'],
     response: 'Block',
     cacheable: true,
   },
@@ -65,7 +70,7 @@ export const BLOCK_ROUTES = {
   extrinsic: {
     path: '/blocks/:blockId/extrinsics/:extrinsicIndex',
     summary: 'One extrinsic of a block',
-    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'useRcBlock', 'useRcBlockFormat'],
+    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'useRcBlock', 'useRcBlockFormat', 'useEvmFormat'],
     response: 'ExtrinsicAt',
   },
   raw: {

@@ -4,6 +4,7 @@ import { Router, type Request, type Response } from 'express';
 
 import { queryKey, withFinalizedTag, type BlockAnswer } from '../services/blockAnswer';
 import type { BlocksService } from '../services/blocksService';
+import { withEvmAddresses } from '../services/evmFormat';
 import type { Hex } from '../rpc/nodeClient';
 import type { Included, RelayBlockRef, RelayLink } from '../services/relayLink';
 import type { BlockId } from '../services/blockAnswer';
@@ -109,6 +110,7 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
 
   const getBlocks: Handler = async (req, res) => {
     const flags = parseFlags(req, ROUTES.range.query);
+    const evm = evmFormatter(flags);
     const numbers = parseRange(req.query.range);
     const query = blockQuery(flags);
     const relay = relayFor(flags, req, false);
@@ -121,15 +123,18 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
         for (const number of numbers) {
           if (stop.signal.aborted) return;
           const { relayBlock, items: included } = await link.blocksIncludedBy({ kind: 'number', number }, query);
-          for (const { value, ahTimestamp } of included) yield withRelayFields(withFinalizedTag(value, true), relayBlock, ahTimestamp);
+          for (const { value, ahTimestamp } of included) yield withRelayFields(evm(withFinalizedTag(value, true)), relayBlock, ahTimestamp);
         }
       };
       await streamJsonArray(res, items());
       return;
     }
     const blocks = service.range(numbers, query, stop.signal);
-    await streamJsonArray(res, mapAsync(blocks, (answer) => withFinalizedTag(answer, true)));
+    await streamJsonArray(res, mapAsync(blocks, (answer) => evm(withFinalizedTag(answer, true))));
   };
+
+  /** With useEvmFormat=true, revive calls' events in EVM form; else the answer as it is. */
+  const evmFormatter = (flags: { useEvmFormat?: boolean }) => (flags.useEvmFormat ? withEvmAddresses : (json: string) => json);
 
   /** The relay link for a request with useRcBlock=true (undefined without it), or the 400 saying why there is none. */
   const relayFor = (flags: { useRcBlock?: boolean }, req: Request, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
@@ -146,9 +151,10 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const finalizedOnly = flags.finalized !== false;
     const query = blockQuery(flags, parseParaId(req.query.paraId));
     const relay = relayFor(flags, req);
+    const evm = evmFormatter(flags);
     if (relay) {
       const { relayBlock, items } = await relay.link.eachIncluded(finalizedOnly ? 'finalized' : 'best', async (hash) =>
-        withFinalizedTag(await service.blockAt(hash, query, true), true),
+        evm(withFinalizedTag(await service.blockAt(hash, query, true), true)),
       );
       await sendJson(res, relayAnswer(relayBlock, items, relay.format), false);
       return;
@@ -156,7 +162,7 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const hash = await service.headHash(finalizedOnly);
     const answer = await service.blockAt(hash, query, false);
     // The head moves: never let a client cache what "head" means.
-    await sendJson(res, withFinalizedTag({ ...answer, finalized: finalizedOnly || answer.finalized }, true), false);
+    await sendJson(res, evm(withFinalizedTag({ ...answer, finalized: finalizedOnly || answer.finalized }, true)), false);
   };
 
   const getBlock: Handler = async (req, res) => {
@@ -164,18 +170,19 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const query = blockQuery(flags, parseParaId(req.query.paraId));
     const includeTag = flags.finalizedKey !== false;
     const relay = relayFor(flags, req);
+    const evm = evmFormatter(flags);
     if (relay) {
       // The id is a relay chain block's; what it included may change until it is finalized: never kept by clients.
       const { relayBlock, items } = await relay.link.eachIncluded(relayIdOf(paramOf(req, 'blockId')), async (hash) =>
-        withFinalizedTag(await service.blockAt(hash, query, true), includeTag),
+        evm(withFinalizedTag(await service.blockAt(hash, query, true), includeTag)),
       );
       await sendJson(res, relayAnswer(relayBlock, items, relay.format), false);
       return;
     }
     const id = await resolveId(paramOf(req, 'blockId'));
     const answer = await service.block(id, query);
-    const variant = `${queryKey(query)}${Number(includeTag)}${query.decodedXcmMsgs ? `-${query.paraId ?? 0}` : ''}`;
-    const json = withFinalizedTag(answer, includeTag);
+    const variant = `${queryKey(query)}${Number(includeTag)}${query.decodedXcmMsgs ? `-${query.paraId ?? 0}` : ''}${flags.useEvmFormat ? '-evm' : ''}`;
+    const json = evm(withFinalizedTag(answer, includeTag));
     const etag = blockEtag(answer, variant);
     await sendJson(res, json, answer.immutable, etag);
     // Only answers the URL alone determines: none that named parameters this route ignores.
@@ -208,9 +215,10 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const flags = parseFlags(req, ROUTES.extrinsic.query);
     const index = parseIndex(paramOf(req, 'extrinsicIndex'));
     const relay = relayFor(flags, req);
-    if (relay) return sendIncluded(res, relay, relayIdOf(paramOf(req, 'blockId')), (hash) => service.extrinsic(byHash(hash), index, blockQuery(flags)));
+    const evm = evmFormatter(flags);
+    if (relay) return sendIncluded(res, relay, relayIdOf(paramOf(req, 'blockId')), async (hash) => evm(await service.extrinsic(byHash(hash), index, blockQuery(flags))));
     const id = await resolveId(paramOf(req, 'blockId'));
-    await sendJson(res, await service.extrinsic(id, index, blockQuery(flags)), false);
+    await sendJson(res, evm(await service.extrinsic(id, index, blockQuery(flags))), false);
   };
 
   const getRaw: Handler = async (req, res) => {
