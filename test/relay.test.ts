@@ -1,25 +1,20 @@
 // Asset Hub beside its relay chain: /rc/blocks, para-inclusions, useRcBlock, /v1.
-// The relay chain is real Polkadot history (the recorded node, test/fixtures/mainnet):
-// relay block 18468942 included seven parachain blocks, Asset Hub's among them. For
-// useRcBlock, that one inclusion is pointed at a devnet Asset Hub block: its head data
-// (the parachain header the event carries) is replaced by the devnet block's header,
-// byte for byte in the recorded events, so fastcar must find the devnet block from
-// the relay chain's own data.
-import { TypeRegistry } from '@polkadot/types';
+// The relay chain is real Polkadot history (harness/relayChain.ts): relay block
+// 18468942 included seven parachain blocks, and its Asset Hub inclusion is re-pointed
+// at a devnet block, so fastcar must find that block from the relay chain's own data.
 import type { EventRecord, Header } from '@polkadot/types/interfaces';
-import { compactToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
 
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import { getJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
+import { RELAY_BLOCK, startRelayBeside } from '../harness/relayChain';
 import { connectRpc } from '../harness/rpcClient';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
 import { decodeRecorded } from './support/recordedBlocks';
-import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from './support/recordedNode';
+import { loadPolkadotRecording, type RecordedNode, type Recording } from './support/recordedNode';
 
-const RELAY_BLOCK = 18468942;
 const NO_ASSET_HUB_BLOCK = 19772575; // twelve inclusions, none of para 1000
 const NO_INCLUSIONS_BLOCK = 21157800;
 
@@ -31,43 +26,10 @@ let fastcar: Fastcar;
 let alone: Fastcar;
 let ahBlock: { number: number; hash: string };
 
-type Hex = `0x${string}`;
-
-/** The recording with Asset Hub's inclusion in RELAY_BLOCK carrying `header` as its head data. */
-async function pointedAt(original: Recording, header: Uint8Array): Promise<Recording> {
-  const { events } = await decodeRecorded(original, RELAY_BLOCK);
-  const record = (events as EventRecord[]).find(({ event }) => event.method === 'CandidateIncluded' && (event.data[0] as unknown as { descriptor: { paraId: { toNumber(): number } } }).descriptor.paraId.toNumber() === 1000);
-  if (!record) throw new Error('the recorded relay block has no Asset Hub inclusion');
-  const headData = record.event.data[1].toU8a(); // with its length prefix, as the events hold it
-  const copy = structuredClone(original);
-  const block = copy.blocks.find((b) => b.number === RELAY_BLOCK)!;
-  const encoded = block.events!.slice(2);
-  const at = encoded.indexOf(u8aToHex(headData).slice(2));
-  if (at < 0 || at % 2 !== 0) throw new Error('head data not found in the recorded events');
-  const replacement = u8aConcat(compactToU8a(header.length), header);
-  block.events = `0x${encoded.slice(0, at)}${u8aToHex(replacement).slice(2)}${encoded.slice(at + headData.length * 2)}` as Hex;
-  // A child with no events, so a range of relay blocks (at least two) has one that included nothing.
-  copy.blocks.push({
-    ...block,
-    number: RELAY_BLOCK + 1,
-    hash: `0x${'ab'.repeat(32)}`,
-    header: { ...block.header, parentHash: block.hash, number: `0x${(RELAY_BLOCK + 1).toString(16)}` },
-    extrinsics: [],
-    events: '0x00',
-  });
-  return copy;
-}
-
 beforeAll(async () => {
   ({ devnet, manifest } = await startDevnet());
-  const rpc = await connectRpc(devnet.wsUrl);
-  const number = manifest.blocks.transfers;
-  const hash = await rpc.call<string>('chain_getBlockHash', [number]);
-  const header = new TypeRegistry().createType('Header', await rpc.call('chain_getHeader', [hash])) as Header;
-  rpc.close();
-  ahBlock = { number, hash };
-  recording = await pointedAt(loadPolkadotRecording(), header.toU8a());
-  relay = await startRecordedNode(recording);
+  const beside = await startRelayBeside(devnet.wsUrl, manifest.blocks.transfers);
+  ({ recording, node: relay, included: ahBlock } = beside);
   fastcar = await startFastcarOn(devnet.wsUrl, { FASTCAR_RELAY_URL: relay.url, FASTCAR_PREBUILD_BLOCKS: '0' });
   alone = await startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' });
 }, 180_000);
@@ -224,6 +186,13 @@ describe('useRcBlock', () => {
 });
 
 describe('/v1: the routes as polkadot-rest-api names them', () => {
+  it('answers useEvmFormat on a block without revive calls byte for byte as without it', async () => {
+    const plain = await getJson(`${fastcar.url}/blocks/${ahBlock.number}`);
+    const evm = await getJson(`${fastcar.url}/blocks/${ahBlock.number}?useEvmFormat=true`);
+    expect(evm.text).toBe(plain.text);
+    expect(evm.headers.get('etag')).not.toBe(plain.headers.get('etag'));
+  });
+
   it('serves the same answers under /v1', async () => {
     for (const path of [`/blocks/${ahBlock.number}`, `/blocks/${ahBlock.number}/header`, `/rc/blocks/${NO_ASSET_HUB_BLOCK}/para-inclusions`]) {
       const plain = await getJson(fastcar.url + path);

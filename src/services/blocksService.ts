@@ -301,9 +301,14 @@ export class BlocksService {
 
   /** `Timestamp.Now` at a block, as sidecar prints it (decimal milliseconds); undefined without a timestamp pallet. */
   async timestampAt(hash: Hex): Promise<string | undefined> {
+    // State at a block hash cannot change: kept once read.
+    const key = `ts:${hash}`;
+    const cached = await this.cache.get(key);
+    if (cached !== undefined) return cached || undefined;
     const value = await this.node.getStorage(TIMESTAMP_NOW_KEY, hash);
-    if (!value || value.length !== 18) return undefined;
-    return Buffer.from(bytesOfHex(value)).readBigUInt64LE().toString();
+    const timestamp = value && value.length === 18 ? Buffer.from(bytesOfHex(value)).readBigUInt64LE().toString() : undefined;
+    this.cache.set(key, timestamp ?? '');
+    return timestamp;
   }
 
   /** The id of this chain as a parachain (`ParachainInfo.ParachainId` at the finalized head); undefined on a relay chain. */
