@@ -30,6 +30,19 @@ export interface Devnet {
   close(): Promise<void>;
 }
 
+let chopsticksTurn: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `work` when no other devnet is being set up or building blocks in this process:
+ * the setup below swaps Blockchain#newBlock for every chain at once, so a relay devnet
+ * building its blocks meanwhile would build nothing.
+ */
+export function inChopsticksTurn<T>(work: () => Promise<T>): Promise<T> {
+  const result = chopsticksTurn.then(work);
+  chopsticksTurn = result.catch(() => undefined);
+  return result;
+}
+
 /** Makes Blockchain#newBlock a no-op until the returned function restores it. */
 function skipSetupBlock(): () => void {
   const prototype = Blockchain.prototype as { newBlock: Blockchain['newBlock'] };
@@ -98,29 +111,31 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   // clock's timestamp, before resuming from the database. Resuming, that stray block #1 raced
   // the stored one for height 1 (and now and then height 0), so heights 0-1 changed between
   // starts. The database has the real #1: while resuming, the setup builds nothing.
-  const restoreNewBlock = options.resume ? skipSetupBlock() : undefined;
-  try {
-    server = await setupWithServer({
-      port: options.port,
-      host,
-      genesis: spec,
-      db: options.dbPath,
-      resume: options.resume,
-      'build-block-mode': BuildBlockMode.Manual,
-      'runtime-log-level': 0,
-      ...(options.wasmOverride ? { 'wasm-override': options.wasmOverride } : {}),
-    } as Parameters<typeof setupWithServer>[0]);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (/SQLITE|database|malformed|not a database/i.test(message)) {
-      throw new DevnetSetupError(
-        `the devnet database ${options.dbPath} cannot be read (${message.split('\n')[0]}): delete it and run "npm run devnet:seed" to build it again`,
-      );
+  server = await inChopsticksTurn(async () => {
+    const restoreNewBlock = options.resume ? skipSetupBlock() : undefined;
+    try {
+      return await setupWithServer({
+        port: options.port,
+        host,
+        genesis: spec,
+        db: options.dbPath,
+        resume: options.resume,
+        'build-block-mode': BuildBlockMode.Manual,
+        'runtime-log-level': 0,
+        ...(options.wasmOverride ? { 'wasm-override': options.wasmOverride } : {}),
+      } as Parameters<typeof setupWithServer>[0]);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (/SQLITE|database|malformed|not a database/i.test(message)) {
+        throw new DevnetSetupError(
+          `the devnet database ${options.dbPath} cannot be read (${message.split('\n')[0]}): delete it and run "npm run devnet:seed" to build it again`,
+        );
+      }
+      throw error;
+    } finally {
+      restoreNewBlock?.();
     }
-    throw error;
-  } finally {
-    restoreNewBlock?.();
-  }
+  });
   const port = Number(server.addr.split(':').pop());
   return {
     wsUrl: `ws://${host}:${port}`,
