@@ -19,6 +19,7 @@ ENV NODE_ENV=production \
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/devnet/runtime ./devnet/runtime
+COPY --from=build --chown=node:node /app/devnet/relay-runtime ./devnet/relay-runtime
 COPY --from=build --chown=node:node /app/devnet/chain ./devnet/chain
 COPY --chown=node:node package.json ./
 USER node

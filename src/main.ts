@@ -8,14 +8,32 @@ import { ConfigError, HELP, loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { startFastcar } from './server';
 
-async function startDevnetIfNeeded(config: Config, logger: Logger): Promise<{ nodeUrl: string; stop?: () => Promise<void> }> {
-  if (config.nodeUrl) return { nodeUrl: config.nodeUrl };
+interface Nodes {
+  nodeUrl: string;
+  relayUrl?: string;
+  stop?: () => Promise<void>;
+}
+
+/** With no node named, the bundled devnet: Asset Hub on DEVNET_PORT and its relay chain on the port after it. */
+async function startDevnetIfNeeded(config: Config, logger: Logger): Promise<Nodes> {
+  if (config.nodeUrl) return { nodeUrl: config.nodeUrl, relayUrl: config.relayUrl };
   process.env.LOG_LEVEL ??= 'warn'; // chopsticks' own logger
   // Loaded only when needed: a deployment with a node never touches the devnet code.
   const { serveStoredChain } = await import('../devnet/cli');
-  const { devnet, manifest } = await serveStoredChain(config.devnetPort);
-  logger.info({ devnet: devnet.wsUrl, blocks: `0-${manifest.head.number}` }, 'no node configured: serving the bundled devnet');
-  return { nodeUrl: devnet.wsUrl, stop: () => devnet.close() };
+  const { startRelayDevnet } = await import('../devnet/relayChain');
+  const relayPort = config.devnetPort === 0 ? 0 : config.devnetPort + 1;
+  const [{ devnet, manifest }, relay] = await Promise.all([
+    serveStoredChain(config.devnetPort),
+    config.relayUrl ? Promise.resolve(undefined) : startRelayDevnet({ port: relayPort }),
+  ]);
+  logger.info({ devnet: devnet.wsUrl, blocks: `0-${manifest.head.number}`, relay: relay?.wsUrl }, 'no node configured: serving the bundled devnet');
+  return {
+    nodeUrl: devnet.wsUrl,
+    relayUrl: config.relayUrl ?? relay?.wsUrl,
+    stop: async () => {
+      await Promise.all([devnet.close(), relay?.close()]);
+    },
+  };
 }
 
 function onSignal(stop: () => Promise<unknown>) {
@@ -24,8 +42,9 @@ function onSignal(stop: () => Promise<unknown>) {
   process.once('SIGTERM', handler);
 }
 
-async function runPrimary(config: Config, logger: Logger, nodeUrl: string, stopDevnet?: () => Promise<void>) {
-  for (let i = 0; i < config.workers; i++) cluster.fork({ FASTCAR_NODE_URL: nodeUrl });
+async function runPrimary(config: Config, logger: Logger, { nodeUrl, relayUrl, stop: stopDevnet }: Nodes) {
+  const workerEnv = { FASTCAR_NODE_URL: nodeUrl, ...(relayUrl ? { FASTCAR_RELAY_URL: relayUrl } : {}) };
+  for (let i = 0; i < config.workers; i++) cluster.fork(workerEnv);
   let ready = 0;
   cluster.on('message', (_worker, message: unknown) => {
     if (message === 'ready' && ++ready === config.workers) {
@@ -36,7 +55,7 @@ async function runPrimary(config: Config, logger: Logger, nodeUrl: string, stopD
   cluster.on('exit', (worker, code) => {
     if (stopping) return;
     logger.error({ pid: worker.process.pid, code }, 'worker exited; starting another');
-    cluster.fork({ FASTCAR_NODE_URL: nodeUrl });
+    cluster.fork(workerEnv);
   });
   onSignal(async () => {
     stopping = true;
@@ -67,9 +86,10 @@ async function main(): Promise<void> {
     onSignal(() => fastcar.close());
     return;
   }
-  const { nodeUrl, stop: stopDevnet } = await startDevnetIfNeeded(config, logger);
-  if (config.workers > 1) return runPrimary(config, logger, nodeUrl, stopDevnet);
-  const fastcar = await startFastcar({ ...config, nodeUrl }, logger);
+  const nodes = await startDevnetIfNeeded(config, logger);
+  const { nodeUrl, relayUrl, stop: stopDevnet } = nodes;
+  if (config.workers > 1) return runPrimary(config, logger, nodes);
+  const fastcar = await startFastcar({ ...config, nodeUrl, relayUrl }, logger);
   process.stdout.write(`fastcar ready: ${fastcar.url}/blocks/head (node ${nodeUrl})\n`);
   onSignal(async () => {
     await fastcar.close();
