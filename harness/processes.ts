@@ -47,7 +47,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** The reference: @substrate/api-sidecar 18, its own process, pointed at `nodeUrl`. */
-export async function startSidecar(nodeUrl: string): Promise<Peer> {
+export async function startSidecar(nodeUrl: string, readyPath = '/blocks/0/header'): Promise<Peer> {
   const port = await freePort();
   const main = join(require.resolve('@substrate/api-sidecar/package.json'), '..', 'build', 'src', 'main.js');
   const child = spawn(process.execPath, [main], {
@@ -55,7 +55,7 @@ export async function startSidecar(nodeUrl: string): Promise<Peer> {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor('sidecar', async () => (await fetch(`${url}/blocks/0/header`)).ok, 60_000, child);
+  await waitFor('sidecar', async () => (await fetch(url + readyPath)).ok, 60_000, child);
   return { url, pid: child.pid ?? 0, stop: () => stopChild(child) };
 }
 

@@ -8,12 +8,13 @@ import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import { getJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
+import { startSidecar, type Peer } from '../harness/processes';
 import { RELAY_BLOCK, startRelayBeside } from '../harness/relayChain';
 import { connectRpc } from '../harness/rpcClient';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
 import { decodeRecorded } from './support/recordedBlocks';
-import { loadPolkadotRecording, type RecordedNode, type Recording } from './support/recordedNode';
+import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from './support/recordedNode';
 
 const NO_ASSET_HUB_BLOCK = 19772575; // twelve inclusions, none of para 1000
 const NO_INCLUSIONS_BLOCK = 21157800;
@@ -199,5 +200,34 @@ describe('/v1: the routes as polkadot-rest-api names them', () => {
       const versioned = await getJson(`${fastcar.url}/v1${path}`);
       expect([path, versioned.status, versioned.text]).toEqual([path, 200, plain.text]);
     }
+  });
+});
+
+describe('relay-side XCM, against sidecar 18 on real Polkadot relay blocks', () => {
+  let polkadot: RecordedNode;
+  let sidecar: Peer;
+  let ours: Fastcar;
+
+  beforeAll(async () => {
+    polkadot = await startRecordedNode(loadPolkadotRecording());
+    // Sidecar's usual readiness probe asks for the genesis header, which the recording lacks.
+    [sidecar, ours] = await Promise.all([startSidecar(polkadot.url, `/blocks/${RELAY_BLOCK}/header`), startFastcarOn(polkadot.url, { FASTCAR_PREBUILD_BLOCKS: '0' })]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([sidecar?.stop(), ours?.close()]);
+    await polkadot?.close();
+  });
+
+  it.each([RELAY_BLOCK, NO_ASSET_HUB_BLOCK])('block %i: the upward and horizontal messages of its backed candidates, and the whole block, as sidecar reads them', async (number) => {
+    for (const query of ['decodedXcmMsgs=true&noFees=true', 'decodedXcmMsgs=true&paraId=2034&noFees=true']) {
+      const path = `/blocks/${number}?${query}`;
+      const [theirs, mine] = await Promise.all([getJson(sidecar.url + path), getJson(ours.url + path)]);
+      expect([path, mine.status]).toEqual([path, theirs.status]);
+      expect(mine.body).toEqual(theirs.body);
+    }
+    const all = (await getJson(`${ours.url}/blocks/${number}?decodedXcmMsgs=true&noFees=true`)).body as { decodedXcmMsgs: { upwardMessages: unknown[]; horizontalMessages: unknown[] } };
+    expect(all.decodedXcmMsgs.upwardMessages.length + all.decodedXcmMsgs.horizontalMessages.length).toBeGreaterThan(0);
+    expect(polkadot.gaps).toEqual([]);
   });
 });

@@ -72,8 +72,10 @@ export async function startRecordedNode(recording: Recording): Promise<RecordedN
     if (!block) throw new Unrecorded();
     return block;
   };
+  const oldest = recording.blocks.reduce((a, b) => (b.number < a.number ? b : a));
   const runtimeAt = (hash: unknown) => {
-    const block = byHash.get(hash as Hex) ?? byParent.get(hash as Hex);
+    // Genesis is answered with the oldest recorded block's runtime: what sidecar asks at start, nothing decodes with it.
+    const block = hash === recording.genesisHash ? oldest : (byHash.get(hash as Hex) ?? byParent.get(hash as Hex));
     if (!block) throw new Unrecorded();
     return recording.runtimes[block.runtime];
   };
@@ -92,6 +94,8 @@ export async function startRecordedNode(recording: Recording): Promise<RecordedN
         return recording.nodeVersion;
       case 'system_properties':
         return recording.properties;
+      case 'system_health':
+        return { peers: 1, isSyncing: false, shouldHavePeers: true };
       case 'rpc_methods':
         return { version: 1, methods: [...METHODS] };
       case 'chain_getBlockHash': {
@@ -126,8 +130,8 @@ export async function startRecordedNode(recording: Recording): Promise<RecordedN
         throw new Unrecorded();
       }
       case 'state_call': {
-        const [call, data, at] = params as [string, Hex, Hex];
-        const runtime = runtimeAt(at);
+        const [call, data, at] = params as [string, Hex, Hex | undefined];
+        const runtime = runtimeAt(at ?? head.hash);
         // Only the metadata version the recording holds is offered.
         if (call === 'Metadata_metadata_versions') return u8aToHex(u8aConcat(compactToU8a(1), new Uint8Array([runtime.metadataVersion, 0, 0, 0])));
         if (call === 'Metadata_metadata_at_version') {
@@ -191,7 +195,7 @@ export async function startRecordedNode(recording: Recording): Promise<RecordedN
 }
 
 const METHODS = [
-  'system_chain', 'system_name', 'system_version', 'system_properties', 'rpc_methods', 'chain_getBlockHash', 'chain_getFinalizedHead',
+  'system_chain', 'system_name', 'system_version', 'system_properties', 'system_health', 'rpc_methods', 'chain_getBlockHash', 'chain_getFinalizedHead',
   'chain_getHeader', 'chain_getBlock', 'state_getRuntimeVersion', 'chain_getRuntimeVersion', 'state_getMetadata', 'state_getStorage',
   'state_call', 'payment_queryInfo', 'payment_queryFeeDetails', 'chain_subscribeFinalizedHeads', 'chain_subscribeNewHeads',
   'state_subscribeRuntimeVersion',
