@@ -137,3 +137,23 @@ export async function startFastcarProcess(nodeUrl: string, env: Record<string, s
       }),
   };
 }
+
+/**
+ * `npm start` from the sources, its own process: `env` replaces the environment's node
+ * settings; resolves once it prints `readyText`. `stop` sends SIGTERM and waits for it.
+ */
+export async function startMainProcess(env: Record<string, string>, readyText: string): Promise<Peer & { child: ChildProcess }> {
+  const base: Record<string, string | undefined> = { ...process.env };
+  for (const name of ['FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL']) delete base[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = () => stopChild(child);
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes(readyText)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`main.ts exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${env.FASTCAR_PORT}`, pid: child.pid ?? 0, stop, child };
+}

@@ -4,14 +4,11 @@
 // blocks. chopsticks' relay blocks include no parachain candidates, so there
 // para-inclusions and useRcBlock have nothing to find (test/relay.test.ts covers them
 // on recorded Polkadot history).
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-
 import type { Devnet } from '../devnet/chain';
 import { startRelayDevnet, type RelayDevnet } from '../devnet/relayChain';
 import { getJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
-import { freePort, startSidecar, type Peer } from '../harness/processes';
+import { freePort, startMainProcess, startSidecar, type Peer } from '../harness/processes';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
 
@@ -57,25 +54,14 @@ it('finds no parachain blocks in relay blocks that included none', async () => {
 
 it('npm start with no node named serves the devnet and its relay chain, /rc included', async () => {
   const port = await freePort();
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), DEVNET_PORT: '0', FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' };
-  for (const name of ['FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL']) delete env[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'src', 'main.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const main = await startMainProcess({ DEVNET_PORT: '0', FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' }, 'fastcar ready');
   try {
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('fastcar ready')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
-    });
     const base = `http://127.0.0.1:${port}`;
     expect((await getJson(`${base}/blocks/3/header`)).status).toBe(200);
     const relayHeader = await getJson(`${base}/rc/blocks/2/header`);
     expect([relayHeader.status, (relayHeader.body as { number: string }).number]).toEqual([200, '2']);
     expect((await getJson(`${base}/blocks/2?useRcBlock=true`)).body).toEqual([]);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await main.stop();
   }
 }, 180_000);

@@ -1,12 +1,11 @@
 // WORKERS=2: two server processes share the port; both answer, and a stop
 // signal takes the whole group down.
-import { execFileSync, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 
 import type { Devnet } from '../devnet/chain';
 import { startDevnet } from './support/devnet';
 import { getJson } from '../harness/http';
-import { freePort } from '../harness/processes';
+import { freePort, startMainProcess } from '../harness/processes';
 
 let devnet: Devnet;
 
@@ -21,27 +20,15 @@ afterAll(async () => {
 it('runs the configured number of workers on one port, and stops them all', async () => {
   const port = await freePort();
   let workers: number[] = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'src', 'main.ts')], {
-    env: { ...process.env, WORKERS: '2', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const main = await startMainProcess({ WORKERS: '2', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' }, 'fastcar ready: 2 workers');
+  const { child } = main;
   try {
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('fastcar ready: 2 workers')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
-    });
     workers = execFileSync('pgrep', ['-P', String(child.pid), '-f', 'main.ts']).toString().trim().split('\n').map(Number);
     expect(workers).toHaveLength(2);
     const answers = await Promise.all(Array.from({ length: 10 }, () => getJson(`http://127.0.0.1:${port}/blocks/3/header`)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    await main.stop();
   }
   // The stop signal took the whole group down: no worker outlives the primary.
   const deadline = Date.now() + 10_000;
