@@ -2,12 +2,11 @@
 // talks to the node.
 import { Router, type Request, type Response } from 'express';
 
-import { queryKey, withFinalizedTag, type BlockAnswer } from '../services/blockAnswer';
+import { queryKey, withFinalizedTag, type BlockAnswer, type BlockId } from '../services/blockAnswer';
 import type { BlocksService } from '../services/blocksService';
 import { withEvmAddresses } from '../services/evmFormat';
 import type { Hex } from '../rpc/nodeClient';
 import type { Included, RelayBlockRef, RelayLink } from '../services/relayLink';
-import type { BlockId } from '../services/blockAnswer';
 import { RELAY_SETTING } from '../config';
 import { badRequest } from '../errors';
 import { BLOCK_ROUTES as ROUTES } from './blockRoutes';
