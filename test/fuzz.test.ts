@@ -2,21 +2,23 @@
 // answer JSON with a message, and the process still serving afterwards.
 // The generator is seeded, so a failure names a reproducible input.
 import type { Devnet } from '../devnet/chain';
+import { startRelayDevnet, type RelayDevnet } from '../devnet/relayChain';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
 import { startFastcarOn } from '../harness/fastcar';
 
 let devnet: Devnet;
+let relay: RelayDevnet;
 let fastcar: Fastcar;
 
 beforeAll(async () => {
-  ({ devnet } = await startDevnet());
-  fastcar = await startFastcarOn(devnet.wsUrl);
+  [{ devnet }, relay] = await Promise.all([startDevnet(), startRelayDevnet({ port: 0 })]);
+  fastcar = await startFastcarOn(devnet.wsUrl, { FASTCAR_RELAY_URL: relay.wsUrl });
 }, 120_000);
 
 afterAll(async () => {
   await fastcar?.close();
-  await devnet?.close();
+  await Promise.all([devnet?.close(), relay?.close()]);
 });
 
 function prng(seed: number) {
@@ -47,7 +49,7 @@ const ids = [
   () => `${Math.floor(random() * 20)}.5`,
   () => '',
 ];
-const suffixes = ['', '/header', '/extrinsics/0', `/extrinsics/${Math.floor(random() * 1000)}`, '/extrinsics/-1', '/extrinsics/x', '/extrinsics-raw', '/../..', '/%2e%2e'];
+const suffixes = ['', '/header', '/para-inclusions', '/extrinsics/0', `/extrinsics/${Math.floor(random() * 1000)}`, '/extrinsics/-1', '/extrinsics/x', '/extrinsics-raw', '/../..', '/%2e%2e'];
 const queries = [
   () => '',
   () => '?noFees=true',
@@ -61,11 +63,18 @@ const queries = [
   () => `?x=${'a'.repeat(Math.floor(random() * 200_000))}`,
   () => '?__proto__[polluted]=1',
   () => '?eventDocs[]=true',
+  () => '?useRcBlock=true',
+  () => '?useRcBlock=true&useRcBlockFormat=object',
+  () => `?useRcBlockFormat=${hex(3)}`,
+  () => '?useEvmFormat=true',
 ];
+// Sidecar's paths, polkadot-rest-api's, and the relay chain's (the devnet's relay chain beside it).
+const prefixes = ['', '', '/v1', '/rc', '/v1/rc'];
 
 function randomPath(): string {
-  if (random() < 0.1) return `/blocks${pick(queries)()}`;
-  return `/blocks/${pick(ids)()}${pick(suffixes)}${pick(queries)()}`;
+  const prefix = pick(prefixes);
+  if (random() < 0.1) return `${prefix}/blocks${pick(queries)()}`;
+  return `${prefix}/blocks/${pick(ids)()}${pick(suffixes)}${pick(queries)()}`;
 }
 
 it('answers 3000 hostile requests without a 5xx, always with a JSON message', async () => {
@@ -100,10 +109,12 @@ it('answers 3000 hostile requests without a 5xx, always with a JSON message', as
 
 it('answers a burst of random block hashes with 404s, and the chain behind keeps serving', async () => {
   // 64 at once, on every route that takes a hash: each costs the node a lookup that finds nothing.
-  const routes = ['', '/header', '/extrinsics-raw', '/extrinsics/0'];
-  const paths = Array.from({ length: 64 }, (_, i) => `/blocks/0x${hex(32)}${routes[i % routes.length]}`);
+  const routes = ['', '/header', '/extrinsics-raw', '/extrinsics/0', '/para-inclusions'];
+  const paths = Array.from({ length: 64 }, (_, i) => `${i % 2 ? '/rc' : ''}/blocks/0x${hex(32)}${routes[i % routes.length]}`);
   const answers = await Promise.all(paths.map(async (path) => ({ path, status: (await fetch(fastcar.url + path)).status })));
   expect(answers.filter(({ status }) => status !== 404)).toEqual([]);
   const header = (await (await fetch(`${fastcar.url}/blocks/2/header`)).json()) as { number: string };
   expect(header.number).toBe('2');
+  const relayHeader = (await (await fetch(`${fastcar.url}/rc/blocks/2/header`)).json()) as { number: string };
+  expect(relayHeader.number).toBe('2');
 }, 120_000);
