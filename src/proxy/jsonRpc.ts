@@ -3,19 +3,7 @@
 // (a deeply nested id would overflow the stack of anything recursive that later
 // touches it), then the request's own shape.
 
-/** Error codes: the JSON-RPC 2.0 ones, and the server range as jsonrpsee (a Substrate node) uses it. */
-export const RpcCode = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internalError: -32603,
-  serverIsBusy: -32009,
-  tooManySubscriptions: -32006,
-  batchTooLarge: -32010,
-  /** No upstream node could give a usable answer: an outage, not a fault of the call. */
-  noUpstream: -32090,
-} as const;
+import { RpcCode } from '../rpc/rpcCodes';
 
 export type RpcId = string | number | null;
 

@@ -3,7 +3,7 @@
 import { HttpProvider, WsProvider } from '@polkadot/rpc-provider';
 import type { ProviderInterface } from '@polkadot/rpc-provider/types';
 
-import { RpcCode } from '../proxy/jsonRpc';
+import { RpcCode } from './rpcCodes';
 import { countCall } from './requestStats';
 
 export class NodeUnavailableError extends Error {}

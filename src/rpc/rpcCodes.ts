@@ -1,0 +1,15 @@
+// JSON-RPC 2.0 error codes: the standard ones, the ones Substrate nodes use for
+// limits, and the proxy's own for "no upstream could answer". Shared by the node
+// client, which must recognize them, and the proxy, which sends them.
+export const RpcCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  serverIsBusy: -32009,
+  tooManySubscriptions: -32006,
+  batchTooLarge: -32010,
+  /** No upstream node could give a usable answer: an outage, not a fault of the call. */
+  noUpstream: -32090,
+} as const;
