@@ -1,5 +1,6 @@
 // Wires the layers together: node client -> services -> controllers -> HTTP.
 import { createServer, type Server } from 'node:http';
+import { Router } from 'express';
 
 import { createApp } from './http/app';
 import { RedisStore } from './cache/redisStore';
@@ -9,7 +10,7 @@ import { blocksRouter, unconfiguredRelayRouter } from './controllers/blocksContr
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
-import { NodeClient } from './rpc/nodeClient';
+import { NodeClient, NodeUnavailableError } from './rpc/nodeClient';
 import { BlocksService } from './services/blocksService';
 import { FinalizedHead } from './services/finalizedHead';
 import { Prebuilder } from './services/prebuilder';
@@ -27,6 +28,23 @@ export interface Fastcar {
   close(): Promise<void>;
 }
 
+/** How long a start waits for the relay chain's node before serving without it. */
+const RELAY_GRACE_MS = 10_000;
+
+/** A router made on first use, once what it needs exists (`make` throws until then). */
+function pendingRouter(make: () => Router): Router {
+  let made: Router | undefined;
+  return Router().use((req, res, next) => {
+    try {
+      made ??= make();
+    } catch (error) {
+      next(error);
+      return;
+    }
+    made(req, res, next);
+  });
+}
+
 /** One chain's node and the services over it. */
 interface Chain {
   node: NodeClient;
@@ -37,13 +55,17 @@ interface Chain {
   close(): Promise<void>;
 }
 
-async function connectChain(url: string, config: Config, cacheMaxBytes: number, metrics: () => Metrics | undefined): Promise<Chain> {
-  const node = new NodeClient({
+function nodeClientFor(url: string, config: Config, metrics: () => Metrics | undefined): NodeClient {
+  return new NodeClient({
     url,
     timeoutMs: config.rpcTimeoutMs,
     onCall: (method) => metrics()?.rpcCalls.inc({ method }),
     onError: (method) => metrics()?.rpcErrors.inc({ method }),
   });
+}
+
+/** The services over a node, once it is connected. */
+async function connectChain(node: NodeClient, url: string, config: Config, cacheMaxBytes: number): Promise<Chain> {
   await node.ready();
   // Keys carry the chain's genesis hash: instances of different chains may share one Redis.
   const genesis = await node.getBlockHash(0);
@@ -70,8 +92,28 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   let metrics: Metrics | undefined;
   // A relay chain beside the parachain gets a quarter of the cache: its blocks are asked for less.
   const relayShare = config.relayUrl ? Math.floor(config.cacheMaxBytes / 4) : 0;
-  const chain = await connectChain(config.nodeUrl, config, config.cacheMaxBytes - relayShare, () => metrics);
-  const relayChain = config.relayUrl ? await connectChain(config.relayUrl, config, Math.max(relayShare, 1), () => metrics) : undefined;
+  const chain = await connectChain(nodeClientFor(config.nodeUrl, config, () => metrics), config.nodeUrl, config, config.cacheMaxBytes - relayShare);
+  // The relay chain connects in the background: this chain is served meanwhile, and what
+  // needs the relay chain answers 503 until it is there (and whenever it is away).
+  const relayNode = config.relayUrl ? nodeClientFor(config.relayUrl, config, () => metrics) : undefined;
+  let relayChain: Chain | undefined;
+  if (relayNode && config.relayUrl) {
+    const url = config.relayUrl;
+    const connecting = connectChain(relayNode, url, config, Math.max(relayShare, 1)).then(
+      (connected) => {
+        relayChain = connected;
+        logger.info({ relay: url }, 'relay chain connected');
+      },
+      (error: unknown) => logger.error({ err: error, relay: url }, 'the relay chain node cannot be used; its routes answer 503'),
+    );
+    // A relay node that is there is waited for, briefly, so the first requests find it.
+    await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, RELAY_GRACE_MS).unref())]);
+    if (!relayChain) logger.warn({ relay: url }, 'the relay chain node is not connected yet; its routes answer 503 until it is');
+  }
+  const relayBlocks = (): BlocksService => {
+    if (!relayChain) throw new NodeUnavailableError('the relay chain node is not connected yet');
+    return relayChain.blocks;
+  };
   const { node, finalized, blocks, redis, cache } = chain;
   metrics = new Metrics(cache);
   metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
@@ -93,7 +135,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
         finalizedHeight: finalized.known ? await finalized.current() : null,
         secondsSinceFinalizedAdvanced: finalized.secondsSinceAdvance(),
         redis: redis ? { connected: redis.connected } : undefined,
-        relay: relayChain ? { connected: relayChain.node.isConnected, reachable: await relayChain.node.reachable() } : undefined,
+        relay: relayNode ? { connected: relayNode.isConnected, reachable: relayChain !== undefined && (await relayNode.reachable()) } : undefined,
         cache: { bytes: cache.bytes, entries: cache.entries, ...cache.counters },
       },
     };
@@ -108,8 +150,8 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     onIgnoredParams: (count: number) => ignoredParams.inc(count),
     onImmutableAnswer: config.cacheMaxBytes > 1 ? (url: string, json: string, etag: string) => hot.remember(url, json, etag) : undefined,
   };
-  const router = blocksRouter(blocks, { ...routerOptions, relay: relayChain ? new RelayLink(blocks, relayChain.blocks) : 'unconfigured' });
-  const relayRouter = relayChain ? blocksRouter(relayChain.blocks, { ...routerOptions, relay: 'relay' }) : unconfiguredRelayRouter();
+  const router = blocksRouter(blocks, { ...routerOptions, relay: relayNode ? new RelayLink(blocks, relayBlocks) : 'unconfigured' });
+  const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayBlocks(), { ...routerOptions, relay: 'relay' })) : unconfiguredRelayRouter();
   // polkadot-rest-api serves the same routes under /v1: its users can point here unchanged.
   const app = createApp({
     logger,
@@ -156,7 +198,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
       server.closeAllConnections();
       limiter?.close();
       await chain.close();
-      await relayChain?.close();
+      await (relayChain ? relayChain.close() : relayNode?.disconnect().catch(() => undefined));
     },
   };
 }

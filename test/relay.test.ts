@@ -8,7 +8,7 @@ import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import { getJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
-import { startSidecar, type Peer } from '../harness/processes';
+import { freePort, startSidecar, type Peer } from '../harness/processes';
 import { RELAY_BLOCK, startRelayBeside } from '../harness/relayChain';
 import { connectRpc } from '../harness/rpcClient';
 import type { Fastcar } from '../src/server';
@@ -230,4 +230,32 @@ describe('relay-side XCM, against sidecar 18 on real Polkadot relay blocks', () 
     expect(all.decodedXcmMsgs.upwardMessages.length + all.decodedXcmMsgs.horizontalMessages.length).toBeGreaterThan(0);
     expect(polkadot.gaps).toEqual([]);
   });
+});
+
+describe('a relay node that is not there at start', () => {
+  it('starts without it after a short wait, answers 503 for the relay chain, and recovers when the relay node comes', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    const late = await startFastcarOn(devnet.wsUrl, { FASTCAR_RELAY_URL: `ws://127.0.0.1:${port}`, FASTCAR_PREBUILD_BLOCKS: '0' });
+    let lateRelay: RecordedNode | undefined;
+    try {
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect((await getJson(`${late.url}/blocks/${ahBlock.number}/header`)).status).toBe(200);
+      for (const path of ['/rc/blocks/7300000/header', `/blocks/${RELAY_BLOCK}?useRcBlock=true`]) {
+        const { status, headers } = await getJson(late.url + path);
+        expect([path, status, headers.get('retry-after')]).toEqual([path, 503, expect.stringMatching(/^\d+$/)]);
+      }
+      lateRelay = await startRecordedNode(recording, port);
+      let status = 0;
+      for (let i = 0; i < 60 && status !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        status = (await getJson(`${late.url}/rc/blocks/7300000/header`)).status;
+      }
+      expect(status).toBe(200);
+      expect(((await getJson(`${late.url}/blocks/${RELAY_BLOCK}?useRcBlock=true`)).body as unknown[]).length).toBe(1);
+    } finally {
+      await late.close();
+      await lateRelay?.close();
+    }
+  }, 90_000);
 });

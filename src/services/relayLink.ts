@@ -23,9 +23,10 @@ const ASSET_HUB_PARA_ID = 1000;
 export class RelayLink {
   private paraId?: Promise<number>;
 
+  /** `relay` throws (NodeUnavailableError) while the relay chain is not connected. */
   constructor(
     private readonly parachain: BlocksService,
-    private readonly relay: BlocksService,
+    private readonly relay: () => BlocksService,
   ) {}
 
   /** This parachain's id, read once from its own state. */
@@ -39,8 +40,9 @@ export class RelayLink {
 
   /** The relay block at `id` (a relay chain height or hash, or its head) and the hashes of this parachain's blocks it included. */
   async includedBy(id: BlockId | 'best' | 'finalized'): Promise<{ relayBlock: RelayBlockRef; hashes: Hex[] }> {
-    const relayId: BlockId = typeof id === 'string' ? { kind: 'hash', hash: (await this.relay.headerAt(id)).hash } : id;
-    const [found, paraId] = await wave([this.relay.paraInclusions(relayId), this.ownParaId()] as const);
+    const relay = this.relay();
+    const relayId: BlockId = typeof id === 'string' ? { kind: 'hash', hash: (await relay.headerAt(id)).hash } : id;
+    const [found, paraId] = await wave([relay.paraInclusions(relayId), this.ownParaId()] as const);
     const hashes = found.inclusions.filter((inclusion) => Number(inclusion.paraId) === paraId).map((inclusion) => inclusion.paraBlockHash as Hex);
     return { relayBlock: { hash: found.hash, parentHash: found.parentHash, number: found.number }, hashes };
   }

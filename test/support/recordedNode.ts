@@ -60,7 +60,7 @@ export interface RecordedNode {
   close(): Promise<void>;
 }
 
-export async function startRecordedNode(recording: Recording): Promise<RecordedNode> {
+export async function startRecordedNode(recording: Recording, port = 0): Promise<RecordedNode> {
   const byHash = new Map(recording.blocks.map((block) => [block.hash, block]));
   // A block's parent is known only by its hash: runtime questions at the parent are answered with the block's runtime.
   const byParent = new Map(recording.blocks.map((block) => [block.header.parentHash, block]));
@@ -149,7 +149,7 @@ export async function startRecordedNode(recording: Recording): Promise<RecordedN
     }
   };
 
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 64 * 1024 * 1024 });
+  const server = new WebSocketServer({ host: '127.0.0.1', port, maxPayload: 64 * 1024 * 1024 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   let nextSubscription = 1;
   server.on('connection', (socket) => {
@@ -182,9 +182,9 @@ export async function startRecordedNode(recording: Recording): Promise<RecordedN
     });
   });
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const boundPort = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: `ws://127.0.0.1:${port}`,
+    url: `ws://127.0.0.1:${boundPort}`,
     gaps,
     close: () =>
       new Promise<void>((resolve) => {
