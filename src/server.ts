@@ -103,6 +103,8 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
       (connected) => {
         relayChain = connected;
         logger.info({ relay: url }, 'relay chain connected');
+        // As for this chain: the relay runtime loaded before its first request needs it.
+        connected.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'relay runtime warm-up failed; its first request will load it'));
       },
       (error: unknown) => logger.error({ err: error, relay: url }, 'the relay chain node cannot be used; its routes answer 503'),
     );

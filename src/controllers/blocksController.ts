@@ -2,7 +2,7 @@
 // talks to the node.
 import { Router, type Request, type Response } from 'express';
 
-import { queryKey, withFinalizedTag, type BlockAnswer, type BlockId } from '../services/blockAnswer';
+import { queryKey, withFinalizedTag, type BlockAnswer, type BlockId, type BlockQuery } from '../services/blockAnswer';
 import type { BlocksService } from '../services/blocksService';
 import { withEvmAddresses } from '../services/evmFormat';
 import type { Hex } from '../rpc/nodeClient';
@@ -107,31 +107,6 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     return id;
   };
 
-  const getBlocks: Handler = async (req, res) => {
-    const flags = parseFlags(req, ROUTES.range.query);
-    const evm = evmFormatter(flags);
-    const numbers = parseRange(req.query.range);
-    const query = blockQuery(flags);
-    const relay = relayFor(flags, req, false);
-    const stop = new AbortController();
-    res.once('close', () => stop.abort());
-    if (relay) {
-      // Relay chain heights: each one's included blocks in order, relay blocks with none left out (as sidecar).
-      const link = relay.link;
-      const items = async function* () {
-        for (const number of numbers) {
-          if (stop.signal.aborted) return;
-          const { relayBlock, items: included } = await link.blocksIncludedBy({ kind: 'number', number }, query);
-          for (const { value, ahTimestamp } of included) yield withRelayFields(evm(withFinalizedTag(value, true)), relayBlock, ahTimestamp);
-        }
-      };
-      await streamJsonArray(res, items());
-      return;
-    }
-    const blocks = service.range(numbers, query, stop.signal);
-    await streamJsonArray(res, mapAsync(blocks, (answer) => evm(withFinalizedTag(answer, true))));
-  };
-
   /** With useEvmFormat=true, revive calls' events in EVM form; else the answer as it is. */
   const evmFormatter = (flags: { useEvmFormat?: boolean }) => (flags.useEvmFormat ? withEvmAddresses : (json: string) => json);
 
@@ -145,6 +120,42 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     return { link: options.relay, format };
   };
 
+  /** Answers `read` of each parachain block the relay block `relayId` included, as sidecar lists them. */
+  const sendIncluded = async (res: Response, relay: { link: RelayLink; format: 'array' | 'object' }, relayId: BlockId | 'best' | 'finalized', read: (hash: Hex) => Promise<string>) => {
+    const { relayBlock, items } = await relay.link.eachIncluded(relayId, read);
+    await sendJson(res, relayAnswer(relayBlock, items, relay.format), false);
+  };
+  const byHash = (hash: Hex): BlockId => ({ kind: 'hash', hash });
+  /** An included block's answer as one relay block's list item (the relay fields are added to it there). */
+  const includedBlock = (query: BlockQuery, includeTag: boolean, evm: (json: string) => string) => async (hash: Hex) =>
+    evm(withFinalizedTag(await service.blockAt(hash, query, true), includeTag));
+
+  const getBlocks: Handler = async (req, res) => {
+    const flags = parseFlags(req, ROUTES.range.query);
+    const evm = evmFormatter(flags);
+    const numbers = parseRange(req.query.range);
+    const query = blockQuery(flags);
+    const relay = relayFor(flags, req, false);
+    const stop = new AbortController();
+    res.once('close', () => stop.abort());
+    if (relay) {
+      // Relay chain heights: each one's included blocks in order, relay blocks with none left out (as sidecar).
+      const { link } = relay;
+      const read = includedBlock(query, true, evm);
+      const items = async function* () {
+        for (const number of numbers) {
+          if (stop.signal.aborted) return;
+          const { relayBlock, items: included } = await link.eachIncluded({ kind: 'number', number }, read);
+          for (const { value, ahTimestamp } of included) yield withRelayFields(value, relayBlock, ahTimestamp);
+        }
+      };
+      await streamJsonArray(res, items());
+      return;
+    }
+    const blocks = service.range(numbers, query, stop.signal);
+    await streamJsonArray(res, mapAsync(blocks, (answer) => evm(withFinalizedTag(answer, true))));
+  };
+
   const getHead: Handler = async (req, res) => {
     const flags = parseFlags(req, ROUTES.head.query);
     const finalizedOnly = flags.finalized !== false;
@@ -152,11 +163,7 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const relay = relayFor(flags, req);
     const evm = evmFormatter(flags);
     if (relay) {
-      const { relayBlock, items } = await relay.link.eachIncluded(finalizedOnly ? 'finalized' : 'best', async (hash) =>
-        evm(withFinalizedTag(await service.blockAt(hash, query, true), true)),
-      );
-      await sendJson(res, relayAnswer(relayBlock, items, relay.format), false);
-      return;
+      return sendIncluded(res, relay, finalizedOnly ? 'finalized' : 'best', includedBlock(query, true, evm));
     }
     const hash = await service.headHash(finalizedOnly);
     const answer = await service.blockAt(hash, query, false);
@@ -172,11 +179,7 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const evm = evmFormatter(flags);
     if (relay) {
       // The id is a relay chain block's; what it included may change until it is finalized: never kept by clients.
-      const { relayBlock, items } = await relay.link.eachIncluded(relayIdOf(paramOf(req, 'blockId')), async (hash) =>
-        evm(withFinalizedTag(await service.blockAt(hash, query, true), includeTag)),
-      );
-      await sendJson(res, relayAnswer(relayBlock, items, relay.format), false);
-      return;
+      return sendIncluded(res, relay, relayIdOf(paramOf(req, 'blockId')), includedBlock(query, includeTag, evm));
     }
     const id = await resolveId(paramOf(req, 'blockId'));
     const answer = await service.block(id, query);
@@ -187,13 +190,6 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     // Only answers the URL alone determines: none that named parameters this route ignores.
     if (answer.immutable && !res.hasHeader('X-Ignored-Params')) options.onImmutableAnswer?.(req.originalUrl, json, etag);
   };
-
-  /** Answers `read` of each parachain block the relay block `relayId` included, as sidecar lists them. */
-  const sendIncluded = async (res: Response, relay: { link: RelayLink; format: 'array' | 'object' }, relayId: BlockId | 'best' | 'finalized', read: (hash: Hex) => Promise<string>) => {
-    const { relayBlock, items } = await relay.link.eachIncluded(relayId, read);
-    await sendJson(res, relayAnswer(relayBlock, items, relay.format), false);
-  };
-  const byHash = (hash: Hex): BlockId => ({ kind: 'hash', hash });
 
   const getHeadHeader: Handler = async (req, res) => {
     const flags = parseFlags(req, ROUTES.headHeader.query);

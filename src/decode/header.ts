@@ -3,6 +3,7 @@
 // it. The standard Substrate header only; anything else (an unknown digest item,
 // a consensus engine whose author is not an index) is declined, and polkadot.js
 // reads that header instead.
+import { compactToU8a } from '@polkadot/util';
 import { blake2AsU8a } from '@polkadot/util-crypto';
 
 import { bytesOfHex, hexOfBytes } from './hex';
@@ -51,16 +52,6 @@ const ENGINE_ITEMS: Record<number, EngineItem['kind']> = { [CONSENSUS]: 'Consens
 
 const HASH_HEX = /^0x[0-9a-fA-F]{64}$/;
 
-function compactLength(value: number): Uint8Array {
-  if (value < 1 << 6) return Uint8Array.of(value << 2);
-  if (value < 1 << 14) return Uint8Array.of(((value << 2) | 1) & 0xff, value >> 6);
-  if (value < 1 << 30) {
-    const v = (value << 2) | 2;
-    return Uint8Array.of(v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, (v >>> 24) & 0xff);
-  }
-  return Uint8Array.of(3, value & 0xff, (value >>> 8) & 0xff, (value >>> 16) & 0xff, (value >>> 24) & 0xff);
-}
-
 function take(reader: ByteReader, length: number): Uint8Array {
   const start = reader.take(length);
   return reader.bytes.subarray(start, start + length);
@@ -100,10 +91,10 @@ export function readHeader(header: RpcHeaderJson): HeaderReading | undefined {
   }
   const parts = [
     bytesOfHex(parentHash),
-    compactLength(number),
+    compactToU8a(number),
     bytesOfHex(stateRoot),
     bytesOfHex(extrinsicsRoot),
-    compactLength(encodedLogs.length),
+    compactToU8a(encodedLogs.length),
     ...encodedLogs,
   ];
   const hash = hexOfBytes(blake2AsU8a(Buffer.concat(parts), 256));

@@ -137,10 +137,7 @@ export class BlocksService {
     // Wave 1: everything that needs only the hash (and the parent's hash, when known).
     const [rpcBlock, eventsHex, hintedVersion, validatorsHex, finalizedNumber] = await wave([
       node.getBlock(hash),
-      node.getStorage(SYSTEM_EVENTS_KEY, hash).catch((error: unknown) => {
-        if (error instanceof NodeRpcError) return undefined; // state pruned: reported, never cached
-        throw error;
-      }),
+      this.eventsAt(hash),
       parentHint ? node.getRuntimeVersion(parentHint) : Promise.resolve(undefined),
       node.getStorage(SESSION_VALIDATORS_KEY, hash).catch(() => null),
       this.finalized.current(),
@@ -201,6 +198,14 @@ export class BlocksService {
       immutable: finalized && eventsBytes !== null,
       fromCache: false,
     };
+  }
+
+  /** `System.Events` at a block: null when there are none, undefined when the node no longer has that state (pruned). */
+  private eventsAt(hash: Hex): Promise<Hex | null | undefined> {
+    return this.node.getStorage(SYSTEM_EVENTS_KEY, hash).catch((error: unknown) => {
+      if (error instanceof NodeRpcError) return undefined; // reported, never cached
+      throw error;
+    });
   }
 
   /**
@@ -271,14 +276,7 @@ export class BlocksService {
     const key = `pi:${hash}`;
     const cached = await this.cache.get(key);
     if (cached) return JSON.parse(cached) as ParaInclusionsAt;
-    const [header, eventsHex, finalizedNumber] = await wave([
-      this.node.getHeader(hash),
-      this.node.getStorage(SYSTEM_EVENTS_KEY, hash).catch((error: unknown) => {
-        if (error instanceof NodeRpcError) return null; // state pruned: no inclusions known, nothing kept
-        throw error;
-      }),
-      this.finalized.current(),
-    ] as const);
+    const [header, eventsHex, finalizedNumber] = await wave([this.node.getHeader(hash), this.eventsAt(hash), this.finalized.current()] as const);
     if (!header) throw unknownBlock(hash);
     const number = parseInt(header.number, 16);
     const decodedAt = number === 0 ? hash : header.parentHash;
@@ -287,16 +285,8 @@ export class BlocksService {
     const inclusions = eventsHex ? inclusionsOf(decodeEvents(runtime, bytesOfHex(eventsHex))) : [];
     const found: ParaInclusionsAt = { hash, parentHash: header.parentHash, number, specName: version.specName, inclusions };
     // Keyed by hash, it cannot change; only a finalized block's is kept all the same, with its events read.
-    if (number <= finalizedNumber && eventsHex !== null) this.cache.set(key, JSON.stringify(found));
+    if (number <= finalizedNumber && eventsHex !== undefined) this.cache.set(key, JSON.stringify(found));
     return found;
-  }
-
-  /** The header of the block at `id`, resolved: what an answer about a relay chain block names. */
-  async headerAt(id: BlockId | 'best' | 'finalized'): Promise<{ hash: Hex; parentHash: Hex; number: number }> {
-    const hash = id === 'best' ? await this.headHash(false) : id === 'finalized' ? await this.node.getFinalizedHead() : await this.resolve(id);
-    const header = await this.node.getHeader(hash);
-    if (!header) throw unknownBlock(hash);
-    return { hash, parentHash: header.parentHash, number: parseInt(header.number, 16) };
   }
 
   /** `Timestamp.Now` at a block, as sidecar prints it (decimal milliseconds); undefined without a timestamp pallet. */

@@ -21,6 +21,15 @@ const SLICE_MS = 4;
 const CHECK_EVERY = 32;
 
 /**
+ * Whatever stops the compiled reading (bytes it rejects, a format it does not cover, or
+ * a fault of its own) is polkadot.js's to read; its failure, if any, is the answer. A
+ * fault of the compiled reading itself is counted.
+ */
+function countIfFault(error: unknown): void {
+  if (!(error instanceof DecodeError || error instanceof UnsupportedFormat)) decodeCounters.faults++;
+}
+
+/**
  * The body of a block. `reference` builds the polkadot.js reading; it is only
  * called when the compiled one cannot read the block.
  */
@@ -37,9 +46,7 @@ export async function decodeBody(
       decodeCounters.compiled++;
       return body;
     } catch (error) {
-      // Whatever stops the compiled reading (bytes it rejects, a format it does not cover,
-      // or a fault of its own) is polkadot.js's to read; its failure, if any, is the answer.
-      if (!(error instanceof DecodeError || error instanceof UnsupportedFormat)) decodeCounters.faults++;
+      countIfFault(error);
     }
   }
   decodeCounters.fallback++;
@@ -54,7 +61,7 @@ export function decodeEvents(runtime: Runtime, eventsBytes: Uint8Array): Decoded
     try {
       return codecs.eventRecords(eventsBytes);
     } catch (error) {
-      if (!(error instanceof DecodeError || error instanceof UnsupportedFormat)) decodeCounters.faults++;
+      countIfFault(error);
     }
   }
   return eventsWithCodecs(runtime.registry.createType('Vec<EventRecord>', eventsBytes) as unknown as EventRecord[]);

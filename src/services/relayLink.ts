@@ -3,7 +3,7 @@
 // block it came with (sidecar's `useRcBlock=true`).
 import type { Hex } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
-import type { BlockAnswer, BlockId, BlockQuery } from './blockAnswer';
+import type { BlockId } from './blockAnswer';
 import type { BlocksService } from './blocksService';
 
 export interface RelayBlockRef {
@@ -41,7 +41,7 @@ export class RelayLink {
   /** The relay block at `id` (a relay chain height or hash, or its head) and the hashes of this parachain's blocks it included. */
   async includedBy(id: BlockId | 'best' | 'finalized'): Promise<{ relayBlock: RelayBlockRef; hashes: Hex[] }> {
     const relay = this.relay();
-    const relayId: BlockId = typeof id === 'string' ? { kind: 'hash', hash: (await relay.headerAt(id)).hash } : id;
+    const relayId: BlockId = typeof id === 'string' ? { kind: 'hash', hash: await relay.headHash(id === 'finalized') } : id;
     const [found, paraId] = await wave([relay.paraInclusions(relayId), this.ownParaId()] as const);
     const hashes = found.inclusions.filter((inclusion) => Number(inclusion.paraId) === paraId).map((inclusion) => inclusion.paraBlockHash as Hex);
     return { relayBlock: { hash: found.hash, parentHash: found.parentHash, number: found.number }, hashes };
@@ -57,10 +57,5 @@ export class RelayLink {
       }),
     );
     return { relayBlock, items };
-  }
-
-  /** The included blocks' answers (built, or from the cache, as any block answer). */
-  blocksIncludedBy(id: BlockId | 'best' | 'finalized', query: BlockQuery): Promise<{ relayBlock: RelayBlockRef; items: Included<BlockAnswer>[] }> {
-    return this.eachIncluded(id, (hash) => this.parachain.blockAt(hash, query, true));
   }
 }
