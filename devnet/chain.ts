@@ -89,17 +89,25 @@ export async function assertPortFree(port: number, host: string): Promise<void> 
   });
 }
 
-/** The chain spec is derived from the runtime alone; it is written once next to the database. */
-export async function ensureChainSpec(): Promise<ChainSpec> {
-  const { wasm } = loadRuntime();
-  if (existsSync(CHAIN_SPEC_PATH)) {
-    const spec = JSON.parse(readFileSync(CHAIN_SPEC_PATH, 'utf8')) as ChainSpec;
+/**
+ * A chain spec is derived from its runtime alone: built once by `build` and kept at
+ * `path`, and built again only when the runtime in it is not `wasm`.
+ */
+export async function cachedChainSpec(wasm: Buffer, path: string, build: () => Promise<ChainSpec>): Promise<ChainSpec> {
+  if (existsSync(path)) {
+    const spec = JSON.parse(readFileSync(path, 'utf8')) as ChainSpec;
     if (spec.genesis.raw.top[CODE_KEY] === `0x${wasm.toString('hex')}`) return spec;
   }
-  const spec = await buildChainSpec(wasm);
-  mkdirSync(dirname(CHAIN_SPEC_PATH), { recursive: true });
-  writeFileSync(CHAIN_SPEC_PATH, JSON.stringify(spec));
+  const spec = await build();
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(spec));
   return spec;
+}
+
+/** The Asset Hub devnet's spec, next to its database. */
+export async function ensureChainSpec(): Promise<ChainSpec> {
+  const { wasm } = loadRuntime();
+  return cachedChainSpec(wasm, CHAIN_SPEC_PATH, () => buildChainSpec(wasm));
 }
 
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {

@@ -5,15 +5,14 @@
 // no Asset Hub candidates, so `useRcBlock` finds none here (recorded Polkadot history
 // covers that: harness/relayChain.ts).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { BuildBlockMode, setupWithServer } from '@acala-network/chopsticks';
 import { ApiPromise, WsProvider } from '@polkadot/api';
 import { Keyring } from '@polkadot/keyring';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 
-import { CODE_KEY } from './compact';
-import { inChopsticksTurn } from './chain';
+import { cachedChainSpec, inChopsticksTurn } from './chain';
 import { buildChainSpec, DevnetSetupError, type ChainSpec } from './genesis';
 import { CHAIN_DIR, DEVNET_DIR } from './paths';
 
@@ -37,17 +36,10 @@ function loadRelayRuntime(): Buffer {
   return wasm;
 }
 
-/** Derived from the runtime alone; written once next to the Asset Hub spec. */
+/** Written once next to the Asset Hub spec. */
 async function relaySpec(): Promise<ChainSpec> {
   const wasm = loadRelayRuntime();
-  if (existsSync(SPEC_PATH)) {
-    const spec = JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as ChainSpec;
-    if (spec.genesis.raw.top[CODE_KEY] === `0x${wasm.toString('hex')}`) return spec;
-  }
-  const spec = { ...(await buildChainSpec(wasm)), name: 'fastcar devnet (Westend relay)', id: 'fastcar-relay-devnet' };
-  mkdirSync(dirname(SPEC_PATH), { recursive: true });
-  writeFileSync(SPEC_PATH, JSON.stringify(spec));
-  return spec;
+  return cachedChainSpec(wasm, SPEC_PATH, async () => ({ ...(await buildChainSpec(wasm)), name: 'fastcar devnet (Westend relay)', id: 'fastcar-relay-devnet' }));
 }
 
 export async function startRelayDevnet(options: { port: number; host?: string; blocks?: number }): Promise<RelayDevnet> {
