@@ -3,11 +3,12 @@
 // response's write path: a quarter more cached answers per second without it.
 import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
-import { brotliCompress, brotliCompressSync, constants, createBrotliCompress, createGzip, gzip, gzipSync } from 'node:zlib';
+import { brotliCompress, brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import type { Response } from 'express';
 
+import { gzipSliced } from './slicedGzip';
+
 const brotli = promisify(brotliCompress);
-const gzipAsync = promisify(gzip);
 /** Smaller answers gain nothing from compression. */
 export const MIN_COMPRESS_BYTES = 1024;
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -33,7 +34,7 @@ const BROTLI_OPTIONS: Record<Effort, object> = {
   once: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } },
   kept: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
 };
-const GZIP_OPTIONS: Record<Effort, object> = { once: { level: 1 }, kept: { level: 5 } };
+const GZIP_OPTIONS: Record<Effort, { level: number }> = { once: { level: 1 }, kept: { level: 5 } };
 
 /**
  * Below this, compressing on the thread pool costs the event loop three times what
@@ -45,7 +46,7 @@ export const SYNC_COMPRESS_MAX_BYTES = 64 * 1024;
 export async function compress(body: Buffer, encoding: Encoding, effort: Effort = 'once'): Promise<Buffer> {
   const options = encoding === 'br' ? BROTLI_OPTIONS[effort] : GZIP_OPTIONS[effort];
   if (body.length <= SYNC_COMPRESS_MAX_BYTES) return encoding === 'br' ? brotliCompressSync(body, options) : gzipSync(body, options);
-  return encoding === 'br' ? brotli(body, options) : gzipAsync(body, options);
+  return encoding === 'br' ? brotli(body, options) : gzipSliced(body, GZIP_OPTIONS[effort].level);
 }
 
 export async function sendJson(res: Response, json: string, cacheable: boolean, etag?: string): Promise<void> {

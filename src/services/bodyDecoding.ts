@@ -77,7 +77,8 @@ async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], event
     const bytes = bytesOfHex(extrinsicsHex[i]);
     extrinsicBytes[i] = bytes;
     extrinsics[i] = codecs.extrinsic(bytes);
-    hashes[i] = hexOfBytes(blake2AsU8a(bytes, 256));
+    // A plain view: @polkadot/util copies a Buffer before hashing it.
+    hashes[i] = hexOfBytes(blake2AsU8a(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), 256));
     if (i % CHECK_EVERY === CHECK_EVERY - 1) await pacer.maybePause();
   }
   let events: DecodedEvent[] | null = null;
