@@ -134,14 +134,16 @@ export class BlocksService {
 
   private async build(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHint?: Hex): Promise<BlockAnswer> {
     const { node } = this;
-    // Wave 1: everything that needs only the hash (and the parent's hash, when known).
-    const [rpcBlock, eventsHex, hintedVersion, validatorsHex, finalizedNumber] = await wave([
-      node.getBlock(hash),
-      this.eventsAt(hash),
-      parentHint ? node.getRuntimeVersion(parentHint) : Promise.resolve(undefined),
-      node.getStorage(SESSION_VALIDATORS_KEY, hash).catch(() => null),
-      this.finalized.current(),
-    ] as const);
+    // Wave 1: everything that needs only the hash (and the parent's hash, when known), the
+    // small answers asked first. The events, the biggest answer, come last: the block's
+    // extrinsics are read while they are on their way. Each is awaited when needed, and
+    // none is left unhandled should an earlier one fail.
+    const hintedVersionCall = handledLater(parentHint ? node.getRuntimeVersion(parentHint) : Promise.resolve(undefined));
+    const finalizedCall = handledLater(this.finalized.current());
+    const validatorsCall = handledLater(node.getStorage(SESSION_VALIDATORS_KEY, hash).catch(() => null));
+    const blockCall = handledLater(node.getBlock(hash));
+    const eventsCall = handledLater(this.eventsAt(hash));
+    const [rpcBlock, hintedVersion, finalizedNumber] = await wave([blockCall, hintedVersionCall, finalizedCall] as const);
     if (!rpcBlock) throw unknownBlock(hash);
     const number = parseInt(rpcBlock.block.header.number, 16);
     // A block was executed, and its events encoded, by the runtime of its parent's state: the
@@ -160,17 +162,20 @@ export class BlocksService {
     const runtime = await this.runtimes.get(version, decodedAt);
     const { registry } = runtime;
 
-    // The header read without polkadot.js where it can be; polkadot.js reads the rest.
-    const headerFields = this.readHeaderFields(rpcBlock.block.header, validatorsHex, hash, number, runtime);
-    if (!headerFields) throw unknownBlock(hash);
-    const eventsBytes = eventsHex === undefined ? null : eventsHex ? bytesOfHex(eventsHex) : new Uint8Array();
     // The polkadot.js reading, made only if needed (the compiled one declines the block, or XCM is asked for).
     let reference: Block | undefined;
     const referenceBlock = () => (reference ??= registry.createType('Block', rpcBlock.block) as Block);
-    const decoded = await decodeBody(runtime, rpcBlock.block.extrinsics, eventsBytes, () => ({
-      block: referenceBlock(),
-      events: eventsBytes && (registry.createType('Vec<EventRecord>', eventsBytes) as unknown as EventRecord[]),
-    }));
+    const eventsBytesCall = handledLater(eventsCall.then((eventsHex) => (eventsHex === undefined ? null : eventsHex ? bytesOfHex(eventsHex) : new Uint8Array())));
+    const decoding = handledLater(
+      decodeBody(runtime, rpcBlock.block.extrinsics, eventsBytesCall, (eventsBytes) => ({
+        block: referenceBlock(),
+        events: eventsBytes && (registry.createType('Vec<EventRecord>', eventsBytes) as unknown as EventRecord[]),
+      })),
+    );
+    // The header read without polkadot.js where it can be; polkadot.js reads the rest.
+    const headerFields = this.readHeaderFields(rpcBlock.block.header, await validatorsCall, hash, number, runtime);
+    if (!headerFields) throw unknownBlock(hash);
+    const [decoded, eventsBytes] = await wave([decoding, eventsBytesCall] as const);
     const { body, facts } = assembleBlock(hash, headerFields, decoded, query);
     const isGenesis = number === 0;
 
@@ -329,6 +334,12 @@ export class BlocksService {
       extrinsics: rpcBlock.block.extrinsics,
     });
   }
+}
+
+/** `promise`, marked as handled now: it is awaited later, and may fail before that. */
+function handledLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 export interface ParaInclusionsAt {

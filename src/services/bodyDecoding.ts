@@ -30,14 +30,15 @@ function countIfFault(error: unknown): void {
 }
 
 /**
- * The body of a block. `reference` builds the polkadot.js reading; it is only
- * called when the compiled one cannot read the block.
+ * The body of a block. The events may still be on their way: the extrinsics are
+ * read meanwhile. `reference` builds the polkadot.js reading; it is only called
+ * when the compiled one cannot read the block.
  */
 export async function decodeBody(
   runtime: Runtime,
   extrinsicsHex: Hex[],
-  eventsBytes: Uint8Array | null,
-  reference: () => { block: Block; events: EventRecord[] | null },
+  eventsBytes: Uint8Array | null | Promise<Uint8Array | null>,
+  reference: (eventsBytes: Uint8Array | null) => { block: Block; events: EventRecord[] | null },
 ): Promise<DecodedBody> {
   const { codecs } = runtime;
   if (!(codecs instanceof UnsupportedFormat)) {
@@ -50,7 +51,7 @@ export async function decodeBody(
     }
   }
   decodeCounters.fallback++;
-  const { block, events } = reference();
+  const { block, events } = reference(await eventsBytes);
   return decodeWithCodecs(block, events);
 }
 
@@ -67,7 +68,7 @@ export function decodeEvents(runtime: Runtime, eventsBytes: Uint8Array): Decoded
   return eventsWithCodecs(runtime.registry.createType('Vec<EventRecord>', eventsBytes) as unknown as EventRecord[]);
 }
 
-async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], eventsBytes: Uint8Array | null): Promise<DecodedBody> {
+async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], eventsPromise: Uint8Array | null | Promise<Uint8Array | null>): Promise<DecodedBody> {
   const pacer = new Pacer();
   const count = extrinsicsHex.length;
   const extrinsics: DecodedExtrinsic[] = new Array(count);
@@ -82,6 +83,7 @@ async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], event
     if (i % CHECK_EVERY === CHECK_EVERY - 1) await pacer.maybePause();
   }
   let events: DecodedEvent[] | null = null;
+  const eventsBytes = await eventsPromise;
   if (eventsBytes) {
     const reader = codecs.eventReader(eventsBytes);
     events = new Array(reader.count);
