@@ -1,8 +1,9 @@
 // A WebSocket relay between a client and the node: counts the JSON-RPC calls
 // that cross it and the sequential rounds they take, and can add a fixed delay
 // to every message in each direction, as a node on another host would. A
-// route can answer chosen calls itself or change their parameters on the way
-// (harness/spamBlock.ts serves a made-up block that way).
+// route can answer chosen calls itself, change their parameters on the way
+// (harness/spamBlock.ts serves a made-up block that way), or cut the client's
+// connection a while after a chosen call, leaving it unanswered.
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 
 export interface RelayCounts {
@@ -27,8 +28,11 @@ export interface RelayedCall {
   params?: unknown[];
 }
 
-/** What to do with one call: answer it here, send it on with other parameters, or (undefined) pass it as it is. */
-export type RelayRoute = (call: RelayedCall) => { result: unknown } | { params: unknown[] } | undefined;
+/**
+ * What to do with one call: answer it here, send it on with other parameters, cut the
+ * client's connection `dropAfterMs` later without answering it, or (undefined) pass it as it is.
+ */
+export type RelayRoute = (call: RelayedCall) => { result: unknown } | { params: unknown[] } | { dropAfterMs: number } | undefined;
 
 export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, route?: RelayRoute): Promise<Relay> {
   const counts: RelayCounts = { calls: 0, waves: 0, peakPending: 0 };
@@ -44,6 +48,10 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, rou
     upstream.on('open', () => queued.splice(0).forEach((message) => upstream.send(message)));
     client.on('message', (received) => {
       const routed = route && routeOne(received, route);
+      if (routed && 'dropAfterMs' in routed) {
+        setTimeout(() => client.terminate(), routed.dropAfterMs);
+        return;
+      }
       if (routed && 'answer' in routed) {
         later(() => client.readyState === WebSocket.OPEN && client.send(routed.answer));
         return;
@@ -95,11 +103,12 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, rou
 }
 
 /** A single call (batches pass as they are) routed: its answer, or the call to send instead. */
-function routeOne(message: RawData, route: RelayRoute): { answer: string } | { forward: string } | undefined {
+function routeOne(message: RawData, route: RelayRoute): { answer: string } | { forward: string } | { dropAfterMs: number } | undefined {
   const [call] = parse(message);
   if (!call?.method || message.toString().trimStart().startsWith('[')) return undefined;
   const decision = route(call as RelayedCall);
   if (!decision) return undefined;
+  if ('dropAfterMs' in decision) return decision;
   if ('result' in decision) return { answer: JSON.stringify({ jsonrpc: '2.0', id: call.id, result: decision.result }) };
   return { forward: JSON.stringify({ ...call, params: decision.params }) };
 }

@@ -6,7 +6,7 @@ import type { Fastcar } from '../src/server';
 import autocannon from 'autocannon';
 
 import { rssMb, startFastcarProcess, freePort } from '../harness/processes';
-import { startRelay, type Relay } from '../harness/relay';
+import { startRelay, type Relay, type RelayedCall } from '../harness/relay';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
@@ -55,6 +55,36 @@ it('answers 503 with Retry-After while the node is away, caches nothing then, an
     expect(Number(answer.headers.get('x-rpc-calls'))).toBeGreaterThan(0);
   } finally {
     await fastcar.close();
+    await relay.close();
+  }
+}, 60_000);
+
+// The calls of a block's first wave are awaited one by one (its extrinsics are read while
+// its events still come): the node lost at any of them fails that request alone.
+const SYSTEM_EVENTS = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';
+it.each([
+  ['after the block came and before its events did', (call: RelayedCall) => call.method === 'state_getStorage' && call.params?.[0] === SYSTEM_EVENTS, 20],
+  ['with the block, its events and the rest unanswered', (call: RelayedCall) => call.method === 'chain_getBlock', 0],
+])('a node lost %s: 503, the process lives on, and recovers', async (_when, isCut, dropAfterMs) => {
+  let dropping = false;
+  const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => (dropping && isCut(call) ? { dropAfterMs } : undefined));
+  const fastcar = await startFastcarProcess(relay.url, { FASTCAR_CACHE_MAX_BYTES: '1' });
+  try {
+    dropping = true;
+    const lost = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);
+    expect(lost.status).toBe(503);
+    expect(lost.body).toEqual({ code: 503, message: expect.any(String) });
+    dropping = false;
+    const back = Date.now();
+    let answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);
+    while (answer.status !== 200 && Date.now() - back < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);
+    }
+    expect(answer.status).toBe(200);
+    expect(() => process.kill(fastcar.pid, 0)).not.toThrow();
+  } finally {
+    await fastcar.stop();
     await relay.close();
   }
 }, 60_000);
