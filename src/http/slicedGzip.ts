@@ -29,7 +29,7 @@ export async function gzipSliced(body: Buffer, level: number): Promise<Buffer> {
   const count = slicesFor(body.length);
   if (count === 1 || !crc32) return promisify(zlib.gzip)(body, { level });
   const size = Math.ceil(body.length / count);
-  const parts = await Promise.all(
+  const compressing = Promise.all(
     Array.from({ length: count }, (_, i) =>
       deflateRaw(body.subarray(i * size, Math.min(body.length, (i + 1) * size)), {
         level,
@@ -37,8 +37,9 @@ export async function gzipSliced(body: Buffer, level: number): Promise<Buffer> {
       }),
     ),
   );
+  // Checksummed here while the pool compresses.
   const trailer = Buffer.alloc(8);
   trailer.writeUInt32LE(crc32(body) >>> 0, 0);
   trailer.writeUInt32LE(body.length >>> 0, 4);
-  return Buffer.concat([GZIP_HEADER, ...parts, trailer]);
+  return Buffer.concat([GZIP_HEADER, ...(await compressing), trailer]);
 }
