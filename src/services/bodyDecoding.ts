@@ -32,7 +32,8 @@ function countIfFault(error: unknown): void {
 /**
  * The body of a block. The events may still be on their way: the extrinsics are
  * read meanwhile. `reference` builds the polkadot.js reading; it is only called
- * when the compiled one cannot read the block.
+ * when the compiled one cannot read the block. A failure to get the events is the
+ * request's, never counted as the reading's.
  */
 export async function decodeBody(
   runtime: Runtime,
@@ -41,18 +42,29 @@ export async function decodeBody(
   reference: (eventsBytes: Uint8Array | null) => { block: Block; events: EventRecord[] | null },
 ): Promise<DecodedBody> {
   const { codecs } = runtime;
-  if (!(codecs instanceof UnsupportedFormat)) {
-    try {
-      const body = await decodeCompiled(codecs, extrinsicsHex, eventsBytes);
+  const pacer = new Pacer();
+  const extrinsics = codecs instanceof UnsupportedFormat ? undefined : await compiledOrUndefined(() => readExtrinsics(codecs, extrinsicsHex, pacer));
+  const events = await eventsBytes;
+  if (extrinsics && !(codecs instanceof UnsupportedFormat)) {
+    const read = events ? await compiledOrUndefined(() => readEvents(codecs, events, pacer)) : null;
+    if (read !== undefined) {
       decodeCounters.compiled++;
-      return body;
-    } catch (error) {
-      countIfFault(error);
+      return { ...extrinsics, events: read };
     }
   }
   decodeCounters.fallback++;
-  const { block, events } = reference(await eventsBytes);
-  return decodeWithCodecs(block, events);
+  const reading = reference(events);
+  return decodeWithCodecs(reading.block, reading.events);
+}
+
+/** What the compiled reading makes of a part of a block; undefined when it cannot read it. */
+async function compiledOrUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    countIfFault(error);
+    return undefined;
+  }
 }
 
 /** A block's events alone (no extrinsics): the compiled reading, else polkadot.js's. */
@@ -68,8 +80,7 @@ export function decodeEvents(runtime: Runtime, eventsBytes: Uint8Array): Decoded
   return eventsWithCodecs(runtime.registry.createType('Vec<EventRecord>', eventsBytes) as unknown as EventRecord[]);
 }
 
-async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], eventsPromise: Uint8Array | null | Promise<Uint8Array | null>): Promise<DecodedBody> {
-  const pacer = new Pacer();
+async function readExtrinsics(codecs: RuntimeCodecs, extrinsicsHex: Hex[], pacer: Pacer): Promise<Omit<DecodedBody, 'events'>> {
   const count = extrinsicsHex.length;
   const extrinsics: DecodedExtrinsic[] = new Array(count);
   const extrinsicBytes: Uint8Array[] = new Array(count);
@@ -82,18 +93,18 @@ async function decodeCompiled(codecs: RuntimeCodecs, extrinsicsHex: Hex[], event
     hashes[i] = hexOfBytes(blake2AsU8a(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), 256));
     if (i % CHECK_EVERY === CHECK_EVERY - 1) await pacer.maybePause();
   }
-  let events: DecodedEvent[] | null = null;
-  const eventsBytes = await eventsPromise;
-  if (eventsBytes) {
-    const reader = codecs.eventReader(eventsBytes);
-    events = new Array(reader.count);
-    for (let i = 0; i < reader.count; i++) {
-      events[i] = reader.next();
-      if (i % CHECK_EVERY === CHECK_EVERY - 1) await pacer.maybePause();
-    }
-    reader.end();
+  return { extrinsics, extrinsicBytes, hashes };
+}
+
+async function readEvents(codecs: RuntimeCodecs, eventsBytes: Uint8Array, pacer: Pacer): Promise<DecodedEvent[]> {
+  const reader = codecs.eventReader(eventsBytes);
+  const events: DecodedEvent[] = new Array(reader.count);
+  for (let i = 0; i < reader.count; i++) {
+    events[i] = reader.next();
+    if (i % CHECK_EVERY === CHECK_EVERY - 1) await pacer.maybePause();
   }
-  return { extrinsics, extrinsicBytes, events, hashes };
+  reader.end();
+  return events;
 }
 
 /** Yields to the event loop once a slice of work has run for SLICE_MS. */

@@ -133,6 +133,28 @@ it('reads a block with polkadot.js when the compiled reading fails on it, and co
   expect(JSON.stringify(body.extrinsics)).toBe(JSON.stringify(decodeWithCodecs(block, events).extrinsics));
 });
 
+it('reads the extrinsics while the events come; failing to get them fails the body, not the reading', async () => {
+  const { runtime, block, events } = await decodeRecorded(recording, 7300000);
+  const extrinsicsHex = block.extrinsics.map((extrinsic) => extrinsic.toHex());
+  const eventsBytes = runtime.registry.createType('Vec<EventRecord>', events).toU8a();
+  const noReference = () => {
+    throw new Error('the compiled reading declined the block');
+  };
+  let deliver: (bytes: Uint8Array) => void = () => undefined;
+  const later = decodeBody(runtime, extrinsicsHex, new Promise<Uint8Array>((resolve) => (deliver = resolve)), noReference);
+  deliver(eventsBytes);
+  const now = await decodeBody(runtime, extrinsicsHex, eventsBytes, noReference);
+  expect(JSON.stringify(await later)).toBe(JSON.stringify(now));
+
+  const before = { ...decodeCounters };
+  const lost = new Error('the node went away');
+  const failing = Promise.reject(lost);
+  failing.catch(() => undefined); // awaited by decodeBody after the extrinsics, as the service hands it over
+  await expect(decodeBody(runtime, extrinsicsHex, failing, noReference)).rejects.toBe(lost);
+  expect(decodeCounters.fallback).toBe(before.fallback);
+  expect(decodeCounters.faults).toBe(before.faults);
+});
+
 it('leaves runtimes before metadata v14 to polkadot.js', async () => {
   const { runtime } = await decodeRecorded(recording, 2392625);
   expect(runtime.codecs).toBeInstanceOf(UnsupportedFormat);
