@@ -68,7 +68,7 @@ it.each([
 ])('a node lost %s: 503, the process lives on, and recovers', async (_when, isCut, dropAfterMs) => {
   let dropping = false;
   const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => (dropping && isCut(call) ? { dropAfterMs } : undefined));
-  const fastcar = await startFastcarProcess(relay.url, { FASTCAR_CACHE_MAX_BYTES: '1' });
+  const fastcar = await startFastcarProcess(relay.url, { FASTCAR_CACHE_MAX_BYTES: '1' }, true);
   try {
     dropping = true;
     const lost = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);

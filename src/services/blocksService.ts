@@ -350,8 +350,9 @@ export interface ParaInclusionsAt {
   inclusions: ParaInclusion[];
 }
 
+/** A header's hash, read directly (the same header layout polkadot.js's default registry assumes); polkadot.js where that reading declines it. */
 export function headerHash(header: RpcHeader): Hex {
-  return headerRegistry.createType('Header', header).hash.toHex();
+  return (readHeader(header)?.hash as Hex | undefined) ?? headerRegistry.createType('Header', header).hash.toHex();
 }
 
 function answerKey(hash: Hex, query: BlockQuery): string {
