@@ -142,7 +142,8 @@ export class BlocksService {
     const finalizedCall = handledLater(this.finalized.current());
     const validatorsCall = handledLater(node.getStorage(SESSION_VALIDATORS_KEY, hash).catch(() => null));
     const blockCall = handledLater(node.getBlock(hash));
-    const eventsCall = handledLater(this.eventsAt(hash));
+    // As bytes at once: the hex (twice their size) is not kept while the block is read.
+    const eventsBytesCall = handledLater(this.eventsAt(hash).then((eventsHex) => (eventsHex === undefined ? null : eventsHex ? bytesOfHex(eventsHex) : new Uint8Array())));
     const [rpcBlock, hintedVersion, finalizedNumber] = await wave([blockCall, hintedVersionCall, finalizedCall] as const);
     if (!rpcBlock) throw unknownBlock(hash);
     const number = parseInt(rpcBlock.block.header.number, 16);
@@ -165,7 +166,6 @@ export class BlocksService {
     // The polkadot.js reading, made only if needed (the compiled one declines the block, or XCM is asked for).
     let reference: Block | undefined;
     const referenceBlock = () => (reference ??= registry.createType('Block', rpcBlock.block) as Block);
-    const eventsBytesCall = handledLater(eventsCall.then((eventsHex) => (eventsHex === undefined ? null : eventsHex ? bytesOfHex(eventsHex) : new Uint8Array())));
     const decoding = handledLater(
       decodeBody(runtime, rpcBlock.block.extrinsics, eventsBytesCall, (eventsBytes) => ({
         block: referenceBlock(),
