@@ -152,7 +152,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const routerOptions = {
     strictParams: config.strictParams,
     onIgnoredParams: (count: number) => ignoredParams.inc(count),
-    onImmutableAnswer: keepsHotAnswers ? (url: string, json: string, etag: string) => hot.remember(url, json, etag) : undefined,
+    onImmutableAnswer: keepsHotAnswers ? (url: string, body: Buffer, etag: string) => hot.remember(url, body, etag) : undefined,
   };
   const router = blocksRouter(blocks, { ...routerOptions, relay: relayNode ? new RelayLink(blocks, relayBlocks) : 'unconfigured' });
   const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayBlocks(), { ...routerOptions, relay: 'relay' })) : unconfiguredRelayRouter();

@@ -2,7 +2,7 @@
 // talks to the node.
 import { Router, type Request, type Response } from 'express';
 
-import { queryKey, withFinalizedTag, type BlockAnswer, type BlockId, type BlockQuery } from '../services/blockAnswer';
+import { answerBytes, queryKey, withFinalizedTag, type BlockAnswer, type BlockId, type BlockQuery } from '../services/blockAnswer';
 import type { BlocksService } from '../services/blocksService';
 import { withEvmAddresses } from '../services/evmFormat';
 import type { Hex } from '../rpc/nodeClient';
@@ -37,7 +37,7 @@ export interface BlocksRouterOptions {
   /** Told how many parameters a request had that its route ignored. */
   onIgnoredParams?: (count: number) => void;
   /** Told of every finalized block answer sent, with the URL it answered (kept for the warm path). */
-  onImmutableAnswer?: (url: string, json: string, etag: string) => void;
+  onImmutableAnswer?: (url: string, body: Buffer, etag: string) => void;
   /**
    * What `useRcBlock=true` reads: the link to the relay chain, 'unconfigured' when this
    * chain could have one but none was set, 'relay' on the relay chain's own routes.
@@ -184,11 +184,11 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const id = await resolveId(paramOf(req, 'blockId'));
     const answer = await service.block(id, query);
     const variant = `${queryKey(query)}${Number(includeTag)}${query.decodedXcmMsgs ? `-${query.paraId ?? 0}` : ''}${flags.useEvmFormat ? '-evm' : ''}`;
-    const json = evm(withFinalizedTag(answer, includeTag));
+    const body = flags.useEvmFormat ? Buffer.from(evm(withFinalizedTag(answer, includeTag))) : answerBytes(answer, includeTag);
     const etag = blockEtag(answer, variant);
-    await sendJson(res, json, answer.immutable, etag);
+    await sendJson(res, body, answer.immutable, etag);
     // Only answers the URL alone determines: none that named parameters this route ignores.
-    if (answer.immutable && !res.hasHeader('X-Ignored-Params')) options.onImmutableAnswer?.(req.originalUrl, json, etag);
+    if (answer.immutable && !res.hasHeader('X-Ignored-Params')) options.onImmutableAnswer?.(req.originalUrl, body, etag);
   };
 
   const getHeadHeader: Handler = async (req, res) => {

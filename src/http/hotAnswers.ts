@@ -32,9 +32,9 @@ export class HotAnswers {
     });
   }
 
-  /** Keeps a finalized answer just sent for `url`. */
-  remember(url: string, json: string, etag: string): void {
-    if (!this.answers.has(url)) this.answers.set(url, { body: Buffer.from(json), etag, encoded: {} });
+  /** Keeps a finalized answer just sent for `url` (its bytes as sent, not copied). */
+  remember(url: string, body: Buffer, etag: string): void {
+    if (!this.answers.has(url)) this.answers.set(url, { body, etag, encoded: {} });
   }
 
   get entries(): number {

@@ -49,7 +49,8 @@ export async function compress(body: Buffer, encoding: Encoding, effort: Effort 
   return encoding === 'br' ? brotli(body, options) : gzipSliced(body, GZIP_OPTIONS[effort].level);
 }
 
-export async function sendJson(res: Response, json: string, cacheable: boolean, etag?: string): Promise<void> {
+/** `json` as text, or already as its UTF-8 bytes. */
+export async function sendJson(res: Response, json: string | Buffer, cacheable: boolean, etag?: string): Promise<void> {
   res.setHeader('Cache-Control', cacheable ? IMMUTABLE : 'no-store');
   if (cacheable && etag) {
     res.setHeader('ETag', etag);
@@ -60,7 +61,7 @@ export async function sendJson(res: Response, json: string, cacheable: boolean, 
     }
   }
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  let body = Buffer.from(json);
+  let body = typeof json === 'string' ? Buffer.from(json) : json;
   const encoding = body.length >= MIN_COMPRESS_BYTES ? pickEncoding(res.req.headers['accept-encoding']) : undefined;
   if (body.length >= MIN_COMPRESS_BYTES) res.setHeader('Vary', 'Accept-Encoding');
   if (encoding) {

@@ -35,12 +35,31 @@ export function queryKey(query: BlockQuery): string {
   return `${Number(query.eventDocs)}${Number(query.extrinsicDocs)}${Number(query.noFees)}${Number(query.decodedXcmMsgs)}`;
 }
 
-/** The answer as sent: the body, then `finalized` unless left out, then `decodedXcmMsgs` if asked for. */
-export function withFinalizedTag(answer: Pick<BlockAnswer, 'json' | 'finalized' | 'xcm'>, include: boolean): string {
-  if (!include && answer.xcm === undefined) return answer.json;
+/** What follows the body's last field when sent: `finalized` unless left out, `decodedXcmMsgs` if asked for. */
+function sentTail(answer: Pick<BlockAnswer, 'finalized' | 'xcm'>, include: boolean): string | undefined {
+  if (!include && answer.xcm === undefined) return undefined;
   const tag = include ? `,"finalized":${answer.finalized}` : '';
   const xcm = answer.xcm === undefined ? '' : `,"decodedXcmMsgs":${answer.xcm}`;
-  return `${answer.json.slice(0, -1)}${tag}${xcm}}`;
+  return `${tag}${xcm}}`;
+}
+
+/** The answer as sent: the body, then `finalized` unless left out, then `decodedXcmMsgs` if asked for. */
+export function withFinalizedTag(answer: Pick<BlockAnswer, 'json' | 'finalized' | 'xcm'>, include: boolean): string {
+  const tail = sentTail(answer, include);
+  return tail === undefined ? answer.json : `${answer.json.slice(0, -1)}${tail}`;
+}
+
+/**
+ * The same answer as UTF-8 bytes, written in two parts: joining a big block's JSON to
+ * its tail as a string first would copy it whole once more before encoding it.
+ */
+export function answerBytes(answer: Pick<BlockAnswer, 'json' | 'finalized' | 'xcm'>, include: boolean): Buffer {
+  const tail = sentTail(answer, include);
+  if (tail === undefined) return Buffer.from(answer.json);
+  const head = answer.json.slice(0, -1);
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(head) + Buffer.byteLength(tail));
+  bytes.write(tail, bytes.write(head, 0));
+  return bytes;
 }
 
 // A cached answer with its XCM messages holds both, split by a newline, which
