@@ -146,13 +146,12 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const ignoredParams = metrics.counter('fastcar_ignored_query_params_total', 'Query parameters sent to a route that does not use them (ignored, as sidecar does)');
   // A quarter of the cache budget, at most 64 MB, for finalized answers kept as wire bytes;
   // none with the cache off (nor a lookup in front of every request).
-  const keepsHotAnswers = config.cacheMaxBytes > 1;
-  const hot = new HotAnswers(Math.min(64 * 1024 * 1024, Math.floor(config.cacheMaxBytes / 4)));
-  metrics.gauge('fastcar_hot_answers', 'Finalized answers kept as wire bytes for the warm path', () => hot.entries);
+  const hot = config.cacheMaxBytes > 1 ? new HotAnswers(Math.min(64 * 1024 * 1024, Math.floor(config.cacheMaxBytes / 4))) : undefined;
+  metrics.gauge('fastcar_hot_answers', 'Finalized answers kept as wire bytes for the warm path', () => hot?.entries ?? 0);
   const routerOptions = {
     strictParams: config.strictParams,
     onIgnoredParams: (count: number) => ignoredParams.inc(count),
-    onImmutableAnswer: keepsHotAnswers ? (url: string, body: Buffer, etag: string) => hot.remember(url, body, etag) : undefined,
+    onImmutableAnswer: hot ? (url: string, body: Buffer, etag: string) => hot.remember(url, body, etag) : undefined,
   };
   const router = blocksRouter(blocks, { ...routerOptions, relay: relayNode ? new RelayLink(blocks, relayBlocks) : 'unconfigured' });
   const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayBlocks(), { ...routerOptions, relay: 'relay' })) : unconfiguredRelayRouter();
@@ -167,7 +166,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   metrics.gauge('fastcar_requests_queued', 'Requests read but not yet started', () => pacer.queued);
   const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;
   if (limiter) metrics.gauge('fastcar_rate_limited', 'Requests refused with 429 since start', () => limiter.rejected);
-  const listener = paced(keepsHotAnswers ? hot.listener(app, metrics, logger) : app, pacer);
+  const listener = paced(hot ? hot.listener(app, metrics, logger) : app, pacer);
   const server = createServer(limiter ? rateLimited(listener, limiter, config.trustedProxies) : listener);
   // Bursts of new connections (a load balancer warming up, a thousand clients at once)
   // must queue in the kernel, not be dropped into SYN retries.
