@@ -23,6 +23,12 @@ export interface Config {
   prebuildBlocks: number;
   /** Reject query parameters a route does not use (sidecar ignores them). */
   strictParams: boolean;
+  /** The port `/metrics` is served on, apart from the API; undefined: not served. */
+  metricsPort?: number;
+  metricsHost: string;
+  /** Slow clients: their headers, and their whole request, within these. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -33,7 +39,8 @@ export const CONFIG_VARIABLES = [
   'FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL', 'FASTCAR_RPC_TIMEOUT_MS', 'FASTCAR_CACHE_MAX_BYTES', 'REDIS_URL', 'FASTCAR_REDIS_URL',
   'FASTCAR_REDIS_TTL_SECONDS', 'DEVNET_PORT', 'WORKERS', 'FASTCAR_WORKERS',
   'FASTCAR_RATE_LIMIT_PER_IP', 'FASTCAR_TRUSTED_PROXIES', 'FASTCAR_PREBUILD_BLOCKS', 'FASTCAR_STRICT_PARAMS',
-  'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL',
+  'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL', 'FASTCAR_METRICS_PORT', 'FASTCAR_METRICS_HOST',
+  'FASTCAR_HEADERS_TIMEOUT_MS', 'FASTCAR_REQUEST_TIMEOUT_MS',
 ] as const;
 
 /** The setting a relay-chain feature names when it is missing. */
@@ -74,12 +81,12 @@ function pick(env: Env, ...names: string[]): string | undefined {
   return undefined;
 }
 
-function integer(env: Env, names: string[], fallback: number, min: number, max: number): number {
+function integer(env: Env, names: string[], fallback: number, min: number, max: number, orElse = ''): number {
   const raw = pick(env, ...names);
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${names[0]}=${raw} is not valid: use a whole number from ${min} to ${max}`);
+    throw new ConfigError(`${names[0]}=${raw} is not valid: use a whole number from ${min} to ${max}${orElse ? ` ${orElse}` : ''}`);
   }
   return value;
 }
@@ -102,6 +109,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(pinoLevel)) {
     throw new ConfigError(`log level ${logLevel} is not one of error, warn, info, debug, trace, silent`);
   }
+  const metricsPort = pick(env, 'FASTCAR_METRICS_PORT') === 'off' ? undefined : integer(env, ['FASTCAR_METRICS_PORT'], 9100, 0, 65535, 'or off');
+  const headersTimeoutMs = integer(env, ['FASTCAR_HEADERS_TIMEOUT_MS'], 10_000, 100, 600_000);
+  const requestTimeoutMs = integer(env, ['FASTCAR_REQUEST_TIMEOUT_MS'], 60_000, 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`FASTCAR_HEADERS_TIMEOUT_MS=${headersTimeoutMs} is not valid: it must not exceed FASTCAR_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
   return {
     nodeUrl,
     host: pick(env, 'FASTCAR_HOST', 'SAS_EXPRESS_BIND_HOST') ?? '127.0.0.1',
@@ -118,6 +131,10 @@ export function loadConfig(env: Env = process.env): Config {
     prebuildBlocks: integer(env, ['FASTCAR_PREBUILD_BLOCKS'], 4, 0, 64),
     strictParams: boolean(env, 'FASTCAR_STRICT_PARAMS', false),
     relayUrl: relayUrlOf(env),
+    metricsPort,
+    metricsHost: pick(env, 'FASTCAR_METRICS_HOST') ?? '127.0.0.1',
+    headersTimeoutMs,
+    requestTimeoutMs,
   };
 }
 
@@ -152,6 +169,12 @@ Environment (sidecar's names work too):
                                          named in the X-Ignored-Params header)
   FASTCAR_TRUSTED_PROXIES                balancers in front that append X-Forwarded-For,
                                          so the client address is read from it (default 0)
+  FASTCAR_METRICS_PORT                   port of /metrics, apart from the API (default 9100;
+                                         0: any free port; off: not served)
+  FASTCAR_METRICS_HOST                   its bind address (default 127.0.0.1)
+  FASTCAR_HEADERS_TIMEOUT_MS             a client's request headers must arrive within this
+                                         (default 10000)
+  FASTCAR_REQUEST_TIMEOUT_MS             and its whole request within this (default 60000)
 
 Proxy environment (over the --config file):
   PROXY_UPSTREAMS                        comma-separated ws:// URLs of the nodes (required)

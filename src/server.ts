@@ -5,6 +5,7 @@ import { Router } from 'express';
 import { createApp } from './http/app';
 import { RedisStore } from './cache/redisStore';
 import { TieredCache } from './cache/tieredCache';
+import { sharedFor } from './cache/sharedFor';
 import type { Config } from './config';
 import { blocksRouter, unconfiguredRelayRouter } from './controllers/blocksController';
 import type { Logger } from './logger';
@@ -20,13 +21,27 @@ import { rateLimited, RateLimiter } from './http/rateLimit';
 import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
 import { paced, RequestPacer } from './http/requestPacer';
+import { listen, timeoutOptions } from './http/listen';
+import { startMetricsServer } from './http/metricsServer';
 
 
 export interface Fastcar {
   url: string;
+  /** Where /metrics is served (its own port); undefined when turned off. */
+  metricsUrl?: string;
   server: Server;
   close(): Promise<void>;
 }
+
+type ClientErrorAnswer = [status: number, reason: string, message: string];
+const MALFORMED: ClientErrorAnswer = [400, 'Bad Request', 'Malformed HTTP request.'];
+const CLIENT_ERRORS: Record<string, ClientErrorAnswer> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers or URL too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request did not arrive in time.'],
+};
+
+/** How long one health reading is answered to everyone who asks. */
+const HEALTH_MAX_AGE_MS = 1000;
 
 /** How long a start waits for the relay chain's node before serving without it. */
 const RELAY_GRACE_MS = 10_000;
@@ -126,7 +141,8 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     finalized.onAdvance((number) => prebuilder.onFinalized(number));
   }
 
-  const health = async () => {
+  // One health reading a second, whoever asks: /health stays cheap when polled hard.
+  const health = sharedFor(HEALTH_MAX_AGE_MS, async () => {
     const connected = node.isConnected;
     const reachable = await node.reachable();
     return {
@@ -141,7 +157,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
         cache: { bytes: cache.bytes, entries: cache.entries, ...cache.counters },
       },
     };
-  };
+  });
   blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
   const ignoredParams = metrics.counter('fastcar_ignored_query_params_total', 'Query parameters sent to a route that does not use them (ignored, as sidecar does)');
   // A quarter of the cache budget, at most 64 MB, for finalized answers kept as wire bytes;
@@ -154,7 +170,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     onImmutableAnswer: hot ? (url: string, body: Buffer, etag: string) => hot.remember(url, body, etag) : undefined,
   };
   const router = blocksRouter(blocks, { ...routerOptions, relay: relayNode ? new RelayLink(blocks, relayBlocks) : 'unconfigured' });
-  const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayBlocks(), { ...routerOptions, relay: 'relay' })) : unconfiguredRelayRouter();
+  const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayBlocks(), { ...routerOptions, relay: 'relay', mount: '/rc' })) : unconfiguredRelayRouter();
   // polkadot-rest-api serves the same routes under /v1: its users can point here unchanged.
   const app = createApp({
     logger,
@@ -167,38 +183,30 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;
   if (limiter) metrics.gauge('fastcar_rate_limited', 'Requests refused with 429 since start', () => limiter.rejected);
   const listener = paced(hot ? hot.listener(app, metrics, logger) : app, pacer);
-  const server = createServer(limiter ? rateLimited(listener, limiter, config.trustedProxies) : listener);
-  // Bursts of new connections (a load balancer warming up, a thousand clients at once)
-  // must queue in the kernel, not be dropped into SYN retries.
-  server.listen({ port: config.port, host: config.host, backlog: 4096 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  // Requests Node rejects before Express sees them (oversized headers or URLs, bad
-  // syntax) still get a JSON answer.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify({ code: status, message: status === 431 ? 'Request headers or URL too large.' : 'Malformed HTTP request.' });
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  });
-  // Slow clients must not hold sockets forever.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 60_000;
+  const timeouts = { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs };
+  const server = createServer(timeoutOptions(timeouts), limiter ? rateLimited(listener, limiter, config.trustedProxies) : listener);
   // Longer than the usual load balancer idle timeout (60 s), so the balancer closes
   // idle connections first and never sends a request into one we are closing.
   server.keepAliveTimeout = 65_000;
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, node: config.nodeUrl, redis: Boolean(redis) }, 'fastcar listening');
+  // Requests Node rejects before Express sees them (oversized headers or URLs, bad
+  // syntax, too slow) still get a JSON answer.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, reason, message] = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
+    const body = JSON.stringify({ code: status, message });
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+  const url = await listen(server, config.host, config.port);
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, config.metricsHost, config.metricsPort, timeouts);
+  logger.info({ url, metrics: metricsServer?.url, node: config.nodeUrl, redis: Boolean(redis) }, 'fastcar listening');
   return {
     url,
+    metricsUrl: metricsServer?.url,
     server,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await metricsServer?.close();
       limiter?.close();
       await chain.close();
       await (relayChain ? relayChain.close() : relayNode?.disconnect().catch(() => undefined));

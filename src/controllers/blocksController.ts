@@ -10,7 +10,7 @@ import type { Included, RelayBlockRef, RelayLink } from '../services/relayLink';
 import { RELAY_SETTING } from '../config';
 import { badRequest } from '../errors';
 import { BLOCK_ROUTES as ROUTES } from './blockRoutes';
-import { blockQuery, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams } from './params';
+import { blockQuery, canonicalBlockPath, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams } from './params';
 import { sendJson, streamJsonArray } from '../http/sendJson';
 
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
@@ -36,8 +36,10 @@ export interface BlocksRouterOptions {
   strictParams: boolean;
   /** Told how many parameters a request had that its route ignored. */
   onIgnoredParams?: (count: number) => void;
-  /** Told of every finalized block answer sent, with the URL it answered (kept for the warm path). */
+  /** Told of every finalized block answer sent, with its canonical URL (kept for the warm path under it). */
   onImmutableAnswer?: (url: string, body: Buffer, etag: string) => void;
+  /** Where this chain's routes are mounted, apart from the `/v1` alias: '' or '/rc'. */
+  mount?: string;
   /**
    * What `useRcBlock=true` reads: the link to the relay chain, 'unconfigured' when this
    * chain could have one but none was set, 'relay' on the relay chain's own routes.
@@ -187,8 +189,8 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     const body = flags.useEvmFormat ? Buffer.from(evm(withFinalizedTag(answer, includeTag))) : answerBytes(answer, includeTag);
     const etag = blockEtag(answer, variant);
     await sendJson(res, body, answer.immutable, etag);
-    // Only answers the URL alone determines: none that named parameters this route ignores.
-    if (answer.immutable && !res.hasHeader('X-Ignored-Params')) options.onImmutableAnswer?.(req.originalUrl, body, etag);
+    // Kept under its one canonical spelling, whichever spelling asked for it.
+    if (answer.immutable) options.onImmutableAnswer?.(canonicalBlockPath(options.mount ?? '', id, query, { includeTag, useEvmFormat: flags.useEvmFormat === true }), body, etag);
   };
 
   const getHeadHeader: Handler = async (req, res) => {

@@ -118,3 +118,29 @@ export function blockQuery(
     paraId,
   };
 }
+
+/**
+ * The one spelling of a block answer's URL: the height in decimal or the hash in lower
+ * case, then only the options that change the answer, in the route's order, spelled
+ * `name=true|false` with the alias resolved. Every spelling sidecar's parsing accepts
+ * (`0005`, `5.0`, `0b101`, `noFee=TRUE`, `noFees=false`, ...) answers the same bytes as
+ * this one, and this is the only one kept as a warm answer: one entry per block and options.
+ */
+export function canonicalBlockPath(
+  mount: string,
+  id: BlockId,
+  query: BlockQuery,
+  options: { includeTag: boolean; useEvmFormat: boolean },
+): string {
+  const set: string[] = [];
+  if (query.eventDocs) set.push('eventDocs=true');
+  if (query.extrinsicDocs) set.push('extrinsicDocs=true');
+  if (query.noFees) set.push('noFees=true');
+  if (!options.includeTag) set.push('finalizedKey=false');
+  if (query.decodedXcmMsgs) set.push('decodedXcmMsgs=true');
+  // paraId filters only the XCM messages, and 0 filters nothing.
+  if (query.decodedXcmMsgs && query.paraId) set.push(`paraId=${query.paraId}`);
+  if (options.useEvmFormat) set.push('useEvmFormat=true');
+  const path = `${mount}/blocks/${id.kind === 'number' ? id.number : id.hash}`;
+  return set.length === 0 ? path : `${path}?${set.join('&')}`;
+}

@@ -55,12 +55,6 @@ export function createApp({ logger, metrics, routers, health }: AppParts): expre
       .then(({ status, body }) => res.status(status).setHeader('Cache-Control', 'no-store').json(body))
       .catch(next);
   });
-  app.get('/metrics', (_req, res, next) => {
-    metrics.registry
-      .metrics()
-      .then((text) => res.type(metrics.registry.contentType).send(text))
-      .catch(next);
-  });
   for (const entry of routers) {
     if (Array.isArray(entry)) app.use(entry[0], entry[1]);
     else app.use(entry);

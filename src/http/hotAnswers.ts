@@ -3,7 +3,8 @@
 // middleware stack, no string building, no per-request compression. What a
 // bare `http.createServer` does, plus the log line and the metric. The cache
 // behind the service stays the source of truth; this holds only answers already
-// sent once, by the exact URL they were asked under, within a byte budget.
+// sent once, under the one canonical spelling of their URL (others go through
+// Express and are answered from the cache behind it), within a byte budget.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
 
@@ -22,6 +23,11 @@ interface HotAnswer {
 /** The route label the metrics give these answers, as Express would. */
 const ROUTE = '/blocks/:blockId';
 
+/** `/v1/...` answers as the same path without the prefix: one entry for both. */
+function keyOf(url: string): string {
+  return url.startsWith('/v1/') ? url.slice(3) : url;
+}
+
 export class HotAnswers {
   private readonly answers: LRUCache<string, HotAnswer>;
 
@@ -32,7 +38,7 @@ export class HotAnswers {
     });
   }
 
-  /** Keeps a finalized answer just sent for `url` (its bytes as sent, not copied). */
+  /** Keeps a finalized answer just sent, under its canonical URL (its bytes as sent, not copied). */
   remember(url: string, body: Buffer, etag: string): void {
     if (!this.answers.has(url)) this.answers.set(url, { body, etag, encoded: {} });
   }
@@ -44,7 +50,7 @@ export class HotAnswers {
   /** `next`, with the answers kept here served first. */
   listener(next: RequestListener, metrics: Metrics, logger: Logger): RequestListener {
     return (req, res) => {
-      const answer = req.method === 'GET' && req.url ? this.answers.get(req.url) : undefined;
+      const answer = req.method === 'GET' && req.url ? this.answers.get(keyOf(req.url)) : undefined;
       if (!answer) return next(req, res);
       this.send(req, res, answer)
         .then((status) => this.account(req, status, metrics, logger))
