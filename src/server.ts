@@ -4,26 +4,26 @@ import { Router } from 'express';
 
 import { createApp } from './http/app';
 import { RedisStore } from './cache/redisStore';
-import { TieredCache } from './cache/tieredCache';
 import { sharedFor } from './cache/sharedFor';
+import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
-import { blocksRouter, unconfiguredRelayRouter } from './controllers/blocksController';
+import { blocksRouter, unconfiguredRelayRouter, type BlocksRouterOptions } from './controllers/blocksController';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
 import { NodeClient, NodeUnavailableError } from './rpc/nodeClient';
-import { BlocksService } from './services/blocksService';
+import { decodeCounters } from './services/bodyDecoding';
+import { chainServices, type ChainServices } from './services/chain';
 import { FinalizedHead } from './services/finalizedHead';
 import { Prebuilder } from './services/prebuilder';
-import { RuntimeRegistry } from './services/runtimes';
 import { RelayLink } from './services/relayLink';
 import { rateLimited, RateLimiter } from './http/rateLimit';
 import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
-import { paced, RequestPacer } from './http/requestPacer';
 import { listen, timeoutOptions } from './http/listen';
 import { startMetricsServer } from './http/metricsServer';
-
+import { RequestLog } from './http/requestLog';
+import { paced, RequestPacer } from './http/requestPacer';
 
 export interface Fastcar {
   url: string;
@@ -46,6 +46,12 @@ const HEALTH_MAX_AGE_MS = 1000;
 /** How long a start waits for the relay chain's node before serving without it. */
 const RELAY_GRACE_MS = 10_000;
 
+/** The format of what the cache keeps, in its keys: bumped when an entry's layout changes. */
+const CACHE_FORMAT = 2;
+
+/** Finalized answers kept as wire bytes: a quarter of the cache budget, at most this. */
+const HOT_ANSWERS_MAX_BYTES = 64 * 1024 * 1024;
+
 /** A router made on first use, once what it needs exists (`make` throws until then). */
 function pendingRouter(make: () => Router): Router {
   let made: Router | undefined;
@@ -64,36 +70,36 @@ function pendingRouter(make: () => Router): Router {
 interface Chain {
   node: NodeClient;
   finalized: FinalizedHead;
-  blocks: BlocksService;
+  services: ChainServices;
   redis?: RedisStore;
   cache: TieredCache;
   close(): Promise<void>;
 }
 
-function nodeClientFor(url: string, config: Config, metrics: () => Metrics | undefined): NodeClient {
+function nodeClientFor(url: string, config: Config, metrics: Metrics): NodeClient {
   return new NodeClient({
     url,
     timeoutMs: config.rpcTimeoutMs,
-    onCall: (method) => metrics()?.rpcCalls.inc({ method }),
-    onError: (method) => metrics()?.rpcErrors.inc({ method }),
+    onCall: (method) => metrics.rpcCalls.inc({ method }),
+    onError: (method) => metrics.rpcErrors.inc({ method }),
   });
 }
 
 /** The services over a node, once it is connected. */
 async function connectChain(node: NodeClient, url: string, config: Config, cacheMaxBytes: number): Promise<Chain> {
   await node.ready();
-  // Keys carry the chain's genesis hash: instances of different chains may share one Redis.
+  // Keys carry the chain's genesis hash (instances of different chains may share one
+  // Redis) and the entries' format (instances that write another one never read these).
   const genesis = await node.getBlockHash(0);
   if (!genesis) throw new Error(`the node at ${url} has no block 0`);
-  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:1:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
+  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
   const cache = new TieredCache(cacheMaxBytes, redis);
   const finalized = new FinalizedHead(node);
   await finalized.start();
-  const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache, genesis);
   return {
     node,
     finalized,
-    blocks,
+    services: chainServices(node, finalized, cache, genesis),
     redis,
     cache,
     async close() {
@@ -103,14 +109,31 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   };
 }
 
+/** The figures kept by the parts below (the cache, the decoding, the node client, the finalized head), read at scrape time. */
+function exposeFigures(metrics: Metrics, { cache, node, finalized }: Chain): void {
+  metrics.total('fastcar_cache_hits', 'Cache hits since start', () => cache.counters.hits);
+  metrics.total('fastcar_cache_misses', 'Cache misses since start', () => cache.counters.misses);
+  metrics.total('fastcar_cache_redis_hits', 'Hits served by Redis since start', () => cache.counters.redisHits);
+  metrics.total('fastcar_cache_redis_errors', 'Redis errors since start', () => cache.counters.redisErrors);
+  metrics.gauge('fastcar_cache_bytes', 'Bytes held by the in-process cache', () => cache.bytes);
+  metrics.gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
+  metrics.total('fastcar_blocks_decoded_compiled', 'Blocks read by the compiled codecs since start', () => decodeCounters.compiled);
+  metrics.total('fastcar_blocks_decoded_fallback', 'Blocks read by polkadot.js since start (old metadata, or bytes the compiled codecs declined)', () => decodeCounters.fallback);
+  metrics.total('fastcar_decode_faults', 'Blocks the compiled codecs failed on by an error of their own (read by polkadot.js instead) since start', () => decodeCounters.faults);
+  metrics.total('fastcar_decode_pauses', 'Times a block decode yielded to other requests since start', () => decodeCounters.pauses);
+  metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
+  metrics.gauge('fastcar_finalized_height', 'The finalized height the node last reported', () => (finalized.known ? finalized.height : -1));
+  metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
+}
+
 export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {
-  let metrics: Metrics | undefined;
+  const metrics = new Metrics();
   // A relay chain beside the parachain gets a quarter of the cache: its blocks are asked for less.
   const relayShare = config.relayUrl ? Math.floor(config.cacheMaxBytes / 4) : 0;
-  const chain = await connectChain(nodeClientFor(config.nodeUrl, config, () => metrics), config.nodeUrl, config, config.cacheMaxBytes - relayShare);
+  const chain = await connectChain(nodeClientFor(config.nodeUrl, config, metrics), config.nodeUrl, config, config.cacheMaxBytes - relayShare);
   // The relay chain connects in the background: this chain is served meanwhile, and what
   // needs the relay chain answers 503 until it is there (and whenever it is away).
-  const relayNode = config.relayUrl ? nodeClientFor(config.relayUrl, config, () => metrics) : undefined;
+  const relayNode = config.relayUrl ? nodeClientFor(config.relayUrl, config, metrics) : undefined;
   let relayChain: Chain | undefined;
   if (relayNode && config.relayUrl) {
     const url = config.relayUrl;
@@ -119,7 +142,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
         relayChain = connected;
         logger.info({ relay: url }, 'relay chain connected');
         // As for this chain: the relay runtime loaded before its first request needs it.
-        connected.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'relay runtime warm-up failed; its first request will load it'));
+        connected.services.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'relay runtime warm-up failed; its first request will load it'));
       },
       (error: unknown) => logger.error({ err: error, relay: url }, 'the relay chain node cannot be used; its routes answer 503'),
     );
@@ -127,19 +150,17 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, RELAY_GRACE_MS).unref())]);
     if (!relayChain) logger.warn({ relay: url }, 'the relay chain node is not connected yet; its routes answer 503 until it is');
   }
-  const relayBlocks = (): BlocksService => {
+  const relayServices = (): ChainServices => {
     if (!relayChain) throw new NodeUnavailableError('the relay chain node is not connected yet');
-    return relayChain.blocks;
+    return relayChain.services;
   };
-  const { node, finalized, blocks, redis, cache } = chain;
-  metrics = new Metrics(cache);
-  metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
-  metrics.gauge('fastcar_finalized_height', 'The finalized height the node last reported', () => (finalized.known ? finalized.height : -1));
-  metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
+  const { node, finalized, services, redis, cache } = chain;
+  exposeFigures(metrics, chain);
   if (config.prebuildBlocks > 0) {
-    const prebuilder = new Prebuilder(blocks, logger, config.prebuildBlocks);
+    const prebuilder = new Prebuilder(services.blocks, logger, config.prebuildBlocks);
     finalized.onAdvance((number) => prebuilder.onFinalized(number));
   }
+  services.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
 
   // One health reading a second, whoever asks: /health stays cheap when polled hard.
   const health = sharedFor(HEALTH_MAX_AGE_MS, async () => {
@@ -158,31 +179,31 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
       },
     };
   });
-  blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
+
   const ignoredParams = metrics.counter('fastcar_ignored_query_params_total', 'Query parameters sent to a route that does not use them (ignored, as sidecar does)');
-  // A quarter of the cache budget, at most 64 MB, for finalized answers kept as wire bytes;
-  // none with the cache off (nor a lookup in front of every request).
-  const hot = config.cacheMaxBytes > 1 ? new HotAnswers(Math.min(64 * 1024 * 1024, Math.floor(config.cacheMaxBytes / 4))) : undefined;
+  // None with the cache off (nor a lookup in front of every request).
+  const hot = config.cacheMaxBytes > 1 ? new HotAnswers(Math.min(HOT_ANSWERS_MAX_BYTES, Math.floor(config.cacheMaxBytes / 4))) : undefined;
   metrics.gauge('fastcar_hot_answers', 'Finalized answers kept as wire bytes for the warm path', () => hot?.entries ?? 0);
-  const routerOptions = {
+  const routerOptions: BlocksRouterOptions = {
     strictParams: config.strictParams,
-    onIgnoredParams: (count: number) => ignoredParams.inc(count),
-    onImmutableAnswer: hot ? (url: string, body: Buffer, etag: string) => hot.remember(url, body, etag) : undefined,
+    onIgnoredParams: (count) => ignoredParams.inc(count),
+    onImmutableAnswer: hot ? (reply) => hot.remember(reply) : undefined,
   };
-  const router = blocksRouter(blocks, { ...routerOptions, relay: relayNode ? new RelayLink(blocks, relayBlocks) : 'unconfigured' });
-  const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayBlocks(), { ...routerOptions, relay: 'relay', mount: '/rc' })) : unconfiguredRelayRouter();
+  const router = blocksRouter(services, { ...routerOptions, relay: relayNode ? new RelayLink(services, relayServices) : 'unconfigured' });
+  const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayServices(), { ...routerOptions, relay: 'relay', mount: '/rc' })) : unconfiguredRelayRouter();
+  const requestLog = new RequestLog(logger, metrics);
   // polkadot-rest-api serves the same routes under /v1: its users can point here unchanged.
   const app = createApp({
     logger,
-    metrics,
+    requestLog,
     routers: [docsRouter(VERSION), router, ['/rc', relayRouter], ['/v1', router], ['/v1/rc', relayRouter]],
     health,
   });
   const pacer = new RequestPacer();
   metrics.gauge('fastcar_requests_queued', 'Requests read but not yet started', () => pacer.queued);
   const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;
-  if (limiter) metrics.gauge('fastcar_rate_limited', 'Requests refused with 429 since start', () => limiter.rejected);
-  const listener = paced(hot ? hot.listener(app, metrics, logger) : app, pacer);
+  if (limiter) metrics.total('fastcar_rate_limited', 'Requests refused with 429 since start', () => limiter.rejected);
+  const listener = paced(hot ? hot.listener(app, requestLog) : app, pacer);
   const timeouts = { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs };
   const server = createServer(timeoutOptions(timeouts), limiter ? rateLimited(listener, limiter, config.trustedProxies) : listener);
   // Longer than the usual load balancer idle timeout (60 s), so the balancer closes
