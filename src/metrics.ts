@@ -37,26 +37,11 @@ export class Metrics {
 
   /** A running total kept elsewhere (it only grows), read at scrape time. */
   total(name: string, help: string, read: () => number): void {
-    new Counter({
-      name,
-      help,
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(read());
-      },
-    });
+    new Counter({ name, help, registers: [this.registry], collect() { this.reset(); this.inc(read()); } });
   }
 
   /** A level (it rises and falls), read at scrape time. */
   gauge(name: string, help: string, read: () => number): void {
-    new Gauge({
-      name,
-      help,
-      registers: [this.registry],
-      collect() {
-        this.set(read());
-      },
-    });
+    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
   }
 }

@@ -8,7 +8,7 @@ import type { Writable } from 'node:stream';
 import type { RequestStats } from '../rpc/requestStats';
 import { compress, compressor, MIN_COMPRESS_BYTES, pickEncoding, type Encoding } from './compression';
 
-export const IMMUTABLE = 'public, max-age=31536000, immutable';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export type CacheFact = 'hit' | 'miss';
@@ -113,7 +113,7 @@ function drained(stream: Writable, res: ServerResponse): Promise<void> {
  * failure (a node outage) still gets its own status; a failure after that cuts the
  * connection, so no client can take a cut-off array for a whole one.
  */
-export async function sendStream(req: IncomingMessage, res: ServerResponse, reply: StreamReply, account: Account): Promise<void> {
+async function sendStream(req: IncomingMessage, res: ServerResponse, reply: StreamReply, account: Account): Promise<void> {
   const stop = new AbortController();
   res.once('close', () => stop.abort());
   const iterator = reply.items(stop.signal)[Symbol.asyncIterator]();

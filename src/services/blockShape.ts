@@ -57,7 +57,7 @@ export interface ExtrinsicFacts {
   hasCompletionEvent: boolean;
 }
 
-export const EVENTS_UNAVAILABLE =
+const EVENTS_UNAVAILABLE =
   'Unable to fetch Events, cannot confirm extrinsic status. Check pruning settings on the node.';
 
 function hasPaysFee(value: unknown): value is { paysFee: unknown } {
