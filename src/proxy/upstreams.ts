@@ -1,30 +1,27 @@
-// The proxy's upstream nodes: each a reconnecting WebSocket with a cap on
-// calls in flight; a pool that picks between them by power of two choices on
-// the fewest outstanding calls, skips nodes that are down, behind or backing
-// off, and retries a failed call on another node.
-import { WsProvider } from '@polkadot/rpc-provider';
-
+// The proxy's upstream nodes: each reached through transports (see
+// transport.ts) with a cap on calls in flight; a pool that picks between them
+// by power of two choices on the fewest outstanding calls, skips nodes that
+// are down, behind or backing off, and retries a failed call on another node.
+//
+// A node's health is told by its own probes and by its connection, not by one
+// client's calls: a call the node does not answer in time is that call's
+// failure (it may be expensive), so it neither backs the node off nor goes to
+// another node. Subscriptions spread over several connections to a node, each
+// holding at most as many as a node allows on one connection.
+import { RpcCode } from '../rpc/rpcCodes';
 import type { Verdict } from './resultShapes';
+import { UpstreamRpcError, UpstreamTimeoutError, webSocketTransport, type TransportFactory, type UpstreamTransport } from './transport';
 
-/** The node answered the call with a JSON-RPC error: the call's fault, passed back as it is. */
-export class UpstreamRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
+export { UpstreamRpcError, UpstreamTimeoutError } from './transport';
 
 /** No upstream could give a usable answer: none available, all failed, or all answered nonsense. */
 export class NoUpstreamError extends Error {}
 
-/** A polkadot.js provider error as what it is: the node's own JSON-RPC error, or a transport failure. */
-export function asUpstreamError(error: unknown): UpstreamRpcError | undefined {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'number' || code === -1 || code === 1006) return undefined;
-  return new UpstreamRpcError(code, String((error as Error).message ?? '').replace(/^-?\d+: /, ''), (error as { data?: unknown }).data);
+/** Its caller left before the call reached a node: it was never sent. */
+export class AbandonedCallError extends Error {
+  constructor() {
+    super('the caller has gone');
+  }
 }
 
 /** jsonrpsee's "server is busy" and "too many subscriptions", Subway's limits, HTTP's 429. */
@@ -37,30 +34,55 @@ interface RpcHeaderLike {
 export interface UpstreamOptions {
   maxConcurrent: number;
   timeoutMs: number;
+  /** Subscriptions one connection to the node holds before another is opened (a node allows 1024). */
+  maxSubscriptionsPerConnection: number;
+  /** Connections to one node, the first (which also carries the calls) included. */
+  maxConnections: number;
+  /** How to reach a node; a WebSocket unless told otherwise. */
+  transport?: TransportFactory;
+}
+
+/** One connection to the node and the subscriptions it holds (or has been promised). */
+interface Link {
+  transport: UpstreamTransport;
+  subscriptions: number;
 }
 
 export class Upstream {
-  private readonly provider: WsProvider;
+  private readonly links: Link[];
+  private readonly open: TransportFactory;
   outstanding = 0;
   bestNumber = -1;
   finalizedNumber = -1;
   healthy = true;
   calls = 0;
   errors = 0;
+  timeouts = 0;
   private backoffUntil = 0;
   private backoffMs = 0;
+  private probing = false;
   private readonly waiting: (() => void)[] = [];
 
   constructor(
     readonly url: string,
     private readonly options: UpstreamOptions,
   ) {
-    this.provider = new WsProvider(url, 1000, {}, options.timeoutMs);
-    this.provider.on('error', () => undefined);
+    this.open = options.transport ?? webSocketTransport;
+    this.links = [{ transport: this.open(url, options.timeoutMs), subscriptions: 0 }];
   }
 
+  private get primary(): UpstreamTransport {
+    return this.links[0].transport;
+  }
+
+  /** Takes calls now: connected, passing its probes, not backing off. */
   get available(): boolean {
-    return this.connected && this.healthy && Date.now() >= this.backoffUntil;
+    return this.up && Date.now() >= this.backoffUntil;
+  }
+
+  /** Connected and passing its own probes: what /health reports, whatever one client's calls do. */
+  get up(): boolean {
+    return this.connected && this.healthy;
   }
 
   /** Fewer is better; queued calls count as outstanding. */
@@ -68,22 +90,39 @@ export class Upstream {
     return this.outstanding + this.waiting.length;
   }
 
-  async call(method: string, params: unknown[]): Promise<unknown> {
-    if (this.outstanding >= this.options.maxConcurrent) {
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
+  /** Subscriptions held at this node, over all its connections. */
+  get subscriptions(): number {
+    return this.links.reduce((sum, link) => sum + link.subscriptions, 0);
+  }
+
+  get connections(): number {
+    return this.links.length;
+  }
+
+  /** Whether a subscription can still be placed here without going over the node's limit. */
+  get hasSubscriptionRoom(): boolean {
+    return this.links.length < this.options.maxConnections || this.links.some((link) => link.subscriptions < this.options.maxSubscriptionsPerConnection);
+  }
+
+  /** One call; `signal` drops it while it waits for a free slot (its caller left). */
+  async call(method: string, params: unknown[], signal?: AbortSignal): Promise<unknown> {
+    if (this.outstanding >= this.options.maxConcurrent) await this.slot(signal);
     this.outstanding += 1;
     this.calls += 1;
     try {
-      const result = await this.provider.send(method, params);
+      const result = await this.primary.send(method, params);
       this.backoffMs = 0;
       return result;
     } catch (error) {
-      const answered = asUpstreamError(error);
-      if (answered) {
+      if (error instanceof UpstreamRpcError) {
         // The node answered: the call itself is at fault, or the node says it is overloaded.
-        if (OVERLOADED.has(answered.code)) this.backOff();
-        throw answered;
+        if (OVERLOADED.has(error.code)) this.backOff();
+        throw error;
+      }
+      if (error instanceof UpstreamTimeoutError) {
+        // Slow is not gone: the probes say whether the node is.
+        this.timeouts += 1;
+        throw error;
       }
       this.errors += 1;
       this.backOff();
@@ -94,37 +133,82 @@ export class Upstream {
     }
   }
 
+  private slot(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(new AbandonedCallError());
+      const onAbort = () => {
+        const at = this.waiting.indexOf(take);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(new AbandonedCallError());
+      };
+      const take = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(take);
+    });
+  }
+
   private backOff() {
     this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), 10_000);
     this.backoffUntil = Date.now() + this.backoffMs;
   }
 
-  /** Whether the socket to the node is open. */
+  /** Whether the connection that carries calls is open. */
   get connected(): boolean {
-    return this.provider.isConnected;
+    return this.primary.connected;
   }
 
   /** Resolves once the first connection is open. */
   get ready(): Promise<unknown> {
-    return this.provider.isReady;
+    return this.primary.ready;
   }
 
   /**
-   * Subscribes at this node; a JSON-RPC error from it comes back as UpstreamRpcError.
-   * Resolves to the function that ends the subscription.
+   * Subscribes at this node, on a connection with room (opening another when all
+   * are full); a JSON-RPC error from it comes back as UpstreamRpcError. Resolves
+   * to the function that ends the subscription.
    */
   async subscribe(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: unknown) => void): Promise<() => Promise<void>> {
-    let id: string | number;
+    const link = this.linkWithRoom();
+    link.subscriptions += 1; // promised now, so that concurrent subscribers count it
+    let end: () => Promise<void>;
     try {
-      id = await this.provider.subscribe(notification, method, params, (error: Error | null, value: unknown) => {
-        if (!error) onValue(value);
-      });
+      if (!link.transport.connected) await withTimeout(link.transport.ready, this.options.timeoutMs, 'the connection to the node did not open');
+      end = await link.transport.subscribe(notification, method, unsubscribeMethod, params, onValue);
     } catch (error) {
-      throw asUpstreamError(error) ?? error;
+      this.release(link);
+      throw error;
     }
+    let ended = false;
     return async () => {
-      await this.provider.unsubscribe(notification, unsubscribeMethod, id).catch(() => undefined);
+      if (ended) return;
+      ended = true;
+      await end();
+      this.release(link);
     };
+  }
+
+  private linkWithRoom(): Link {
+    const max = this.options.maxSubscriptionsPerConnection;
+    const link = this.links.find((candidate) => candidate.subscriptions < max);
+    if (link) return link;
+    if (this.links.length >= this.options.maxConnections) {
+      throw new UpstreamRpcError(RpcCode.tooManySubscriptions, `Too many subscriptions: the proxy's ${this.links.length} connections to the node hold ${max} each`);
+    }
+    const opened: Link = { transport: this.open(this.url, this.options.timeoutMs), subscriptions: 0 };
+    this.links.push(opened);
+    return opened;
+  }
+
+  /** One subscription fewer on `link`; a connection other than the first closes once it holds none. */
+  private release(link: Link): void {
+    link.subscriptions -= 1;
+    if (link.subscriptions > 0 || link === this.links[0]) return;
+    const at = this.links.indexOf(link);
+    if (at >= 0) this.links.splice(at, 1);
+    void link.transport.close();
   }
 
   /** Counts an answer that was not an answer to the call (the call goes to another node). */
@@ -133,23 +217,32 @@ export class Upstream {
   }
 
   async checkHealth(): Promise<void> {
+    if (this.probing) return; // the last probe is still out: it decides
+    this.probing = true;
     try {
-      const [best, finalizedHash] = (await Promise.all([
-        this.provider.send('chain_getHeader', []),
-        this.provider.send('chain_getFinalizedHead', []),
-      ])) as [RpcHeaderLike, string];
-      const finalized = (await this.provider.send('chain_getHeader', [finalizedHash])) as RpcHeaderLike;
+      const [best, finalizedHash] = (await Promise.all([this.primary.send('chain_getHeader', []), this.primary.send('chain_getFinalizedHead', [])])) as [RpcHeaderLike, string];
+      const finalized = (await this.primary.send('chain_getHeader', [finalizedHash])) as RpcHeaderLike;
       this.bestNumber = parseInt(best.number, 16);
       this.finalizedNumber = parseInt(finalized.number, 16);
       this.healthy = true;
     } catch {
       this.healthy = false;
+    } finally {
+      this.probing = false;
     }
   }
 
   async close(): Promise<void> {
-    await this.provider.disconnect().catch(() => undefined);
+    await Promise.all(this.links.map((link) => link.transport.close()));
   }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export interface PoolOptions extends UpstreamOptions {
@@ -165,6 +258,8 @@ export interface CallOptions {
   minFinalized?: number;
   /** Sorts an answer; an `invalid` one counts as that upstream's failure. */
   judge: (result: unknown) => Verdict;
+  /** Aborted when nobody waits for the answer any more. */
+  signal?: AbortSignal;
 }
 
 export class UpstreamPool {
@@ -199,8 +294,8 @@ export class UpstreamPool {
     return this.upstreams.some((u) => u.available && u.finalizedNumber >= number);
   }
 
-  private pick(exclude: Set<Upstream>, minFinalized: number): Upstream | undefined {
-    const candidates = this.upstreams.filter((u) => u.available && !exclude.has(u) && u.finalizedNumber >= minFinalized);
+  private pick(exclude: Set<Upstream>, minFinalized: number, usable: (u: Upstream) => boolean = () => true): Upstream | undefined {
+    const candidates = this.upstreams.filter((u) => u.available && !exclude.has(u) && u.finalizedNumber >= minFinalized && usable(u));
     if (candidates.length <= 1) return candidates[0];
     const a = candidates[Math.floor(Math.random() * candidates.length)];
     let b = candidates[Math.floor(Math.random() * (candidates.length - 1))];
@@ -211,7 +306,8 @@ export class UpstreamPool {
   /**
    * Sends to one upstream. A transport failure, an overloaded node or an answer
    * `judge` calls invalid is retried on another (calls that may be retried are
-   * reads); a JSON-RPC error from the node is the call's own and goes back as is.
+   * reads); a JSON-RPC error from the node is the call's own and goes back as is,
+   * and so does a timeout (another node would be as slow, and as busy after it).
    */
   async call(method: string, params: unknown[], options: CallOptions): Promise<{ result: unknown; verdict: Verdict }> {
     const tried = new Set<Upstream>();
@@ -221,12 +317,13 @@ export class UpstreamPool {
       if (!upstream) break;
       tried.add(upstream);
       try {
-        const result = await upstream.call(method, params);
+        const result = await upstream.call(method, params, options.signal);
         const verdict = options.judge(result);
         if (verdict !== 'invalid') return { result, verdict };
         upstream.answeredNonsense();
         lastError = new NoUpstreamError(`no node gave a valid answer to ${method}`);
       } catch (error) {
+        if (error instanceof UpstreamTimeoutError || error instanceof AbandonedCallError) throw error;
         if (error instanceof UpstreamRpcError && !OVERLOADED.has(error.code) && !/overload|too many|rate/i.test(error.message)) throw error;
         lastError = error instanceof UpstreamRpcError ? error : new NoUpstreamError(`no node could answer: ${(error as Error).message ?? String(error)}`);
       }
@@ -234,9 +331,14 @@ export class UpstreamPool {
     throw lastError;
   }
 
-  /** A provider to hold a subscription on: the least loaded available upstream. */
+  /** An upstream to hold a subscription on: the least loaded available one with room for it. */
   subscriptionUpstream(): Upstream | undefined {
-    return this.pick(new Set(), -1);
+    return this.pick(new Set(), -1, (u) => u.hasSubscriptionRoom);
+  }
+
+  /** Whether some upstream is up by its own probes (what /health answers). */
+  get up(): boolean {
+    return this.upstreams.some((u) => u.up);
   }
 
   async close(): Promise<void> {
