@@ -28,6 +28,7 @@ import { MethodPolicy, type MethodPolicyOptions, type SubscriptionKind } from '.
 import { Outgoing, WebSocketWriter, writeHttpAnswer } from './outgoing';
 import type { ProxyLimits } from './proxyConfig';
 import { judge } from './resultShapes';
+import { Slots } from './slots';
 import { AbandonedCallError, NoUpstreamError, UpstreamRpcError, UpstreamTimeoutError, type UpstreamPool } from './upstreams';
 
 export interface ProxyOptions extends ProxyLimits {
@@ -117,7 +118,10 @@ export class RpcProxy {
     this.cache = new AnswerCache(options.cacheMaxBytes);
     this.policy = new MethodPolicy(options.methods);
     this.scheduler = new FairScheduler({ perLane: options.maxInFlightPerConnection, perGroup: options.maxInFlightPerClient, perTurn: PER_TURN });
-    this.clients = new ClientBook(() => this.scheduler.group());
+    this.clients = new ClientBook(
+      () => this.scheduler.group(),
+      () => new Slots(options.maxInFlightPerClient),
+    );
     const { cache, sockets } = this;
     new Gauge({ name: 'proxy_cache_bytes', help: 'Memory the cache entries take, as counted', registers: [this.metrics], collect() { this.set(cache.bytes); } });
     new Gauge({
@@ -484,10 +488,11 @@ export class RpcProxy {
       await leave();
       return resultText(true);
     }
-    return this.answer(method, params, signal);
+    return this.answer(method, params, signal, connection.client.atNodes);
   }
 
-  private async answer(method: string, params: unknown[], signal: AbortSignal): Promise<ResultText> {
+  /** The result of a read: from the cache, from a call in flight already, or from a node (counted against `caller`). */
+  private async answer(method: string, params: unknown[], signal: AbortSignal, caller: Slots): Promise<ResultText> {
     const decision = decide(method, params);
     let cacheKey: string | undefined;
     let minFinalized: number | undefined;
@@ -518,7 +523,7 @@ export class RpcProxy {
       this.upstreamCalls.inc();
       // Only what may be kept is judged: anything else is the node's answer to pass on.
       const verdictOf = cacheKey ? (result: unknown) => judge(method, params, result) : () => 'serve' as const;
-      const { result, verdict } = await this.pool.call(method, params, { retry: mergeKey !== undefined, minFinalized, judge: verdictOf, signal: callSignal });
+      const { result, verdict } = await this.pool.call(method, params, { retry: mergeKey !== undefined, minFinalized, judge: verdictOf, signal: callSignal, caller });
       // The node's list would name methods this proxy refuses.
       const shown = method === 'rpc_methods' && isMethodList(result) ? { ...result, methods: result.methods.filter((name) => this.policy.permits(name)) } : result;
       const text = resultText(shown);

@@ -6,22 +6,25 @@
 // A node's health is told by its own probes and by its connection, not by one
 // client's calls: a call the node does not answer in time is that call's
 // failure (it may be expensive), so it neither backs the node off nor goes to
-// another node. Subscriptions spread over several connections to a node, each
-// holding at most as many as a node allows on one connection.
+// another node. Such a call still counts, against the node's cap and against
+// its client's (`caller`), until the node answers it or the transport gives it
+// up: a client cannot leave work at the node and send as much again.
+// Subscriptions spread over several connections to a node, each holding at
+// most as many as a node allows on one connection.
 import { RpcCode } from '../rpc/rpcCodes';
 import type { Verdict } from './resultShapes';
+import { AbandonedCallError, Slots } from './slots';
 import { UpstreamRpcError, UpstreamTimeoutError, webSocketTransport, type TransportFactory, type UpstreamTransport } from './transport';
 
+export { AbandonedCallError } from './slots';
 export { UpstreamRpcError, UpstreamTimeoutError } from './transport';
 
 /** No upstream could give a usable answer: none available, all failed, or all answered nonsense. */
 export class NoUpstreamError extends Error {}
 
-/** Its caller left before the call reached a node: it was never sent. */
-export class AbandonedCallError extends Error {
-  constructor() {
-    super('the caller has gone');
-  }
+/** How long the transport waits for an answer after its caller was told it timed out: the node may still be working on it. */
+export function giveUpAfter(timeoutMs: number): number {
+  return 2 * timeoutMs + 10_000;
 }
 
 /** jsonrpsee's "server is busy" and "too many subscriptions", Subway's limits, HTTP's 429. */
@@ -51,7 +54,7 @@ interface Link {
 export class Upstream {
   private readonly links: Link[];
   private readonly open: TransportFactory;
-  outstanding = 0;
+  private readonly slots: Slots;
   bestNumber = -1;
   finalizedNumber = -1;
   healthy = true;
@@ -61,14 +64,23 @@ export class Upstream {
   private backoffUntil = 0;
   private backoffMs = 0;
   private probing = false;
-  private readonly waiting: (() => void)[] = [];
 
   constructor(
     readonly url: string,
     private readonly options: UpstreamOptions,
   ) {
     this.open = options.transport ?? webSocketTransport;
-    this.links = [{ transport: this.open(url, options.timeoutMs), subscriptions: 0 }];
+    this.slots = new Slots(options.maxConcurrent);
+    this.links = [{ transport: this.connect(), subscriptions: 0 }];
+  }
+
+  private connect(): UpstreamTransport {
+    return this.open(this.url, giveUpAfter(this.options.timeoutMs));
+  }
+
+  /** Calls sent and not yet answered (nor given up by the transport). */
+  get outstanding(): number {
+    return this.slots.inUse;
   }
 
   private get primary(): UpstreamTransport {
@@ -87,7 +99,7 @@ export class Upstream {
 
   /** Fewer is better; queued calls count as outstanding. */
   get load(): number {
-    return this.outstanding + this.waiting.length;
+    return this.slots.inUse + this.slots.queued;
   }
 
   /** Subscriptions held at this node, over all its connections. */
@@ -104,13 +116,30 @@ export class Upstream {
     return this.links.length < this.options.maxConnections || this.links.some((link) => link.subscriptions < this.options.maxSubscriptionsPerConnection);
   }
 
-  /** One call; `signal` drops it while it waits for a free slot (its caller left). */
-  async call(method: string, params: unknown[], signal?: AbortSignal): Promise<unknown> {
-    if (this.outstanding >= this.options.maxConcurrent) await this.slot(signal);
-    this.outstanding += 1;
-    this.calls += 1;
+  /**
+   * One call. It waits for a free slot here and for one of its `caller`'s; `signal`
+   * drops it while it waits (its caller left). Past the timeout the caller gets
+   * UpstreamTimeoutError, and both slots stay taken until the node answers or the
+   * transport gives up.
+   */
+  async call(method: string, params: unknown[], signal?: AbortSignal, caller?: Slots): Promise<unknown> {
+    await caller?.take(signal);
     try {
-      const result = await this.primary.send(method, params);
+      await this.slots.take(signal);
+    } catch (error) {
+      caller?.give();
+      throw error;
+    }
+    this.calls += 1;
+    const sent = this.primary.send(method, params);
+    sent
+      .catch(() => undefined)
+      .finally(() => {
+        this.slots.give();
+        caller?.give();
+      });
+    try {
+      const result = await withTimeout(sent, this.options.timeoutMs, () => new UpstreamTimeoutError(`No response received from RPC endpoint in ${this.options.timeoutMs / 1000}s`));
       this.backoffMs = 0;
       return result;
     } catch (error) {
@@ -127,27 +156,7 @@ export class Upstream {
       this.errors += 1;
       this.backOff();
       throw error;
-    } finally {
-      this.outstanding -= 1;
-      this.waiting.shift()?.();
     }
-  }
-
-  private slot(signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(new AbandonedCallError());
-      const onAbort = () => {
-        const at = this.waiting.indexOf(take);
-        if (at >= 0) this.waiting.splice(at, 1);
-        reject(new AbandonedCallError());
-      };
-      const take = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(take);
-    });
   }
 
   private backOff() {
@@ -175,7 +184,7 @@ export class Upstream {
     link.subscriptions += 1; // promised now, so that concurrent subscribers count it
     let end: () => Promise<void>;
     try {
-      if (!link.transport.connected) await withTimeout(link.transport.ready, this.options.timeoutMs, 'the connection to the node did not open');
+      if (!link.transport.connected) await withTimeout(link.transport.ready, this.options.timeoutMs, () => new Error('the connection to the node did not open'));
       end = await link.transport.subscribe(notification, method, unsubscribeMethod, params, onValue);
     } catch (error) {
       this.release(link);
@@ -197,7 +206,7 @@ export class Upstream {
     if (this.links.length >= this.options.maxConnections) {
       throw new UpstreamRpcError(RpcCode.tooManySubscriptions, `Too many subscriptions: the proxy's ${this.links.length} connections to the node hold ${max} each`);
     }
-    const opened: Link = { transport: this.open(this.url, this.options.timeoutMs), subscriptions: 0 };
+    const opened: Link = { transport: this.connect(), subscriptions: 0 };
     this.links.push(opened);
     return opened;
   }
@@ -217,18 +226,21 @@ export class Upstream {
   }
 
   async checkHealth(): Promise<void> {
-    if (this.probing) return; // the last probe is still out: it decides
+    if (this.probing) return; // the last probe is still out at the node: no second one beside it
     this.probing = true;
-    try {
+    const probe = (async () => {
       const [best, finalizedHash] = (await Promise.all([this.primary.send('chain_getHeader', []), this.primary.send('chain_getFinalizedHead', [])])) as [RpcHeaderLike, string];
       const finalized = (await this.primary.send('chain_getHeader', [finalizedHash])) as RpcHeaderLike;
-      this.bestNumber = parseInt(best.number, 16);
-      this.finalizedNumber = parseInt(finalized.number, 16);
+      return { best: parseInt(best.number, 16), finalized: parseInt(finalized.number, 16) };
+    })();
+    probe.catch(() => undefined).finally(() => (this.probing = false));
+    try {
+      const heights = await withTimeout(probe, this.options.timeoutMs, () => new UpstreamTimeoutError('the health probe was not answered in time'));
+      this.bestNumber = heights.best;
+      this.finalizedNumber = heights.finalized;
       this.healthy = true;
     } catch {
       this.healthy = false;
-    } finally {
-      this.probing = false;
     }
   }
 
@@ -237,10 +249,10 @@ export class Upstream {
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer = setTimeout(() => reject(error()), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -260,6 +272,8 @@ export interface CallOptions {
   judge: (result: unknown) => Verdict;
   /** Aborted when nobody waits for the answer any more. */
   signal?: AbortSignal;
+  /** The client's own cap on calls at the nodes. */
+  caller?: Slots;
 }
 
 export class UpstreamPool {
@@ -317,7 +331,7 @@ export class UpstreamPool {
       if (!upstream) break;
       tried.add(upstream);
       try {
-        const result = await upstream.call(method, params, options.signal);
+        const result = await upstream.call(method, params, options.signal, options.caller);
         const verdict = options.judge(result);
         if (verdict !== 'invalid') return { result, verdict };
         upstream.answeredNonsense();
