@@ -2,8 +2,9 @@
 // their result: a hit is spliced into the response as it is, never parsed.
 // Its byte cap is what the entries really cost in memory: both strings as V8
 // holds them (one byte a character for ASCII text, two otherwise) and what
-// the map, the LRU's lists and the entry itself take, measured (see
-// test/unit/answerCache.test.ts).
+// the map, the LRU's lists and the entry itself take (measured with V8's heap
+// after a full GC: 170-175 bytes an entry; test/proxySafety2.test.ts checks
+// the heap of a filled cache against its cap).
 import { LRUCache } from 'lru-cache';
 
 /** A result's JSON text and its length in UTF-8 bytes (what it costs on the wire). */
