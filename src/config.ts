@@ -247,6 +247,28 @@ const PROXY_HELP = `Proxy environment (over the --config file):
   PROXY_MAX_CONNECTIONS                  (default 4096)
   PROXY_HEADERS_TIMEOUT_MS, PROXY_REQUEST_TIMEOUT_MS
                                          slow HTTP clients (default 10000 and 30000)
+  PROXY_MAX_ANSWER_BYTES                 one call's answer; past it -32008 (default 16777216)
+  PROXY_MAX_BATCH_ANSWER_BYTES           a batch's answers together; calls past it -32008
+                                         (default 33554432)
+  PROXY_MAX_UNSENT_BYTES_PER_CONNECTION  answer bytes waiting for a WebSocket client to read
+                                         them before its calls wait and it is not read
+                                         (default 4194304)
+  PROXY_SEND_TIMEOUT_MS                  a client that takes none of its waiting answers
+                                         this long is disconnected (default 30000)
+  PROXY_PING_INTERVAL_MS                 WebSocket pings; no pong to the last one: closed
+                                         (default 30000)
+  PROXY_IDLE_TIMEOUT_MS                  a WebSocket that sends nothing and holds no
+                                         subscription this long is closed (default 300000)
+  PROXY_MAX_CONNECTIONS_PER_CLIENT       per client address (default 64)
+  PROXY_TRUSTED_PROXIES                  balancers in front that append X-Forwarded-For;
+                                         client addresses are read from it (default 0)
+  PROXY_MAX_IN_FLIGHT_PER_CLIENT         calls of one address at the nodes, counted until
+                                         the node is done with them (default 64)
+  PROXY_MAX_SUBSCRIPTIONS_PER_CLIENT     per client address (default 1024)
+  PROXY_MAX_SUBSCRIPTIONS_PER_UPSTREAM_CONNECTION
+                                         before another connection to the node is opened
+                                         (default 1024, a node's own limit)
+  PROXY_MAX_UPSTREAM_CONNECTIONS         connections to each node (default 8)
 `;
 
 export const HELP = `fastcar: a fast, sidecar-compatible REST API for Substrate blocks
