@@ -36,6 +36,10 @@ export interface SidecarExtrinsic {
   events: SidecarEvent[];
   success: boolean | string;
   paysFee: boolean | null;
+  /** Only on a general (v5) transaction, which sidecar cannot show: 5. */
+  version?: 5;
+  /** Only on a general transaction: the version of the extension list it carries. */
+  transactionExtensionVersion?: number;
   docs?: string;
 }
 
@@ -120,15 +124,33 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null): De
   const extrinsicBytes: Uint8Array[] = [];
   const hashes: string[] = [];
   for (const extrinsic of block.extrinsics) {
-    const { isSigned } = extrinsic;
     const call = callToJson(extrinsic.method as unknown as GenericCall, registry);
-    extrinsics.push({
-      call: { pallet: call.method.pallet, method: call.method.method, docs: joinDocs(extrinsic.meta.docs), args: call.args as { [name: string]: JsonValue } },
-      signature: isSigned ? { signature: toSidecarJson(extrinsic.signature), signer: toSidecarJson(extrinsic.signer) } : null,
-      nonce: isSigned ? toSidecarJson(extrinsic.nonce) : null,
-      tip: isSigned ? toSidecarJson(extrinsic.tip) : null,
-      era: toSidecarJson(extrinsic.era),
-    });
+    const decodedCall = { pallet: call.method.pallet, method: call.method.method, docs: joinDocs(extrinsic.meta.docs), args: call.args as { [name: string]: JsonValue } };
+    if (extrinsic.isGeneral()) {
+      // polkadot.js reads a general transaction by every extension the metadata names, in
+      // one list, and knows no signing extension: right for a runtime with one extension
+      // version and no signing extension, which is all it is asked here (the compiled
+      // reading covers the rest).
+      const inner = extrinsic.inner as unknown as { transactionExtensionVersion: { toNumber(): number } };
+      extrinsics.push({
+        call: decodedCall,
+        signature: null,
+        nonce: toSidecarJson(extrinsic.nonce),
+        tip: toSidecarJson(extrinsic.tip),
+        era: toSidecarJson(extrinsic.era),
+        format: { version: 5, kind: 'general', extensionVersion: inner.transactionExtensionVersion.toNumber() },
+      });
+    } else {
+      const { isSigned } = extrinsic;
+      extrinsics.push({
+        call: decodedCall,
+        signature: isSigned ? { signature: toSidecarJson(extrinsic.signature), signer: toSidecarJson(extrinsic.signer) } : null,
+        nonce: isSigned ? toSidecarJson(extrinsic.nonce) : null,
+        tip: isSigned ? toSidecarJson(extrinsic.tip) : null,
+        era: toSidecarJson(extrinsic.era),
+        format: { version: extrinsic.type === 5 ? 5 : 4, kind: isSigned ? 'signed' : 'bare' },
+      });
+    }
     extrinsicBytes.push(extrinsic.toU8a());
     hashes.push(extrinsic.hash.toHex());
   }
@@ -153,11 +175,16 @@ export function assembleBlock(
 ): { body: SidecarBlock; facts: ExtrinsicFacts[] } {
   const { events } = decoded;
   const facts: ExtrinsicFacts[] = [];
+  // General transactions no extension signed: whoever their authorization made the origin
+  // pays, and only a TransactionFeePaid event says what (there is no signer to ask about).
+  const authorized = new Set<number>();
   const extrinsics: SidecarExtrinsic[] = decoded.extrinsics.map((extrinsic, index) => {
     const isSigned = extrinsic.signature !== null;
+    const general = extrinsic.format?.kind === 'general' ? extrinsic.format : undefined;
+    if (general && !isSigned) authorized.add(index);
     const bytes = decoded.extrinsicBytes[index];
     facts.push({ isSigned, bytes, hasCompletionEvent: false });
-    return {
+    const shaped: SidecarExtrinsic = {
       method: { pallet: extrinsic.call.pallet, method: extrinsic.call.method },
       signature: extrinsic.signature,
       nonce: extrinsic.nonce,
@@ -168,9 +195,14 @@ export function assembleBlock(
       era: extrinsic.era,
       events: [],
       success: events === null ? EVENTS_UNAVAILABLE : false,
-      paysFee: isSigned ? null : false,
-      docs: options.extrinsicDocs ? extrinsic.call.docs : undefined,
+      paysFee: isSigned || general ? null : false,
     };
+    if (general) {
+      shaped.version = 5;
+      shaped.transactionExtensionVersion = general.extensionVersion;
+    }
+    shaped.docs = options.extrinsicDocs ? extrinsic.call.docs : undefined;
+    return shaped;
   });
 
   const onInitialize = { events: [] as SidecarEvent[] };
@@ -190,7 +222,7 @@ export function assembleBlock(
       if (isSuccess || isFailure) {
         fact.hasCompletionEvent = true;
         for (const item of data) {
-          if (extrinsic.signature && hasPaysFee(item)) {
+          if (extrinsic.paysFee !== false && hasPaysFee(item)) {
             extrinsic.paysFee = item.paysFee === true || item.paysFee === 'Yes';
             break;
           }
@@ -210,6 +242,11 @@ export function assembleBlock(
   for (const [index, fee] of feePaid) {
     const completion = facts[index].completion;
     if (completion) completion.feeFromEvent = fee;
+    // An authorized general transaction whose origin paid: its fee is the event's, as a signer's.
+    if (authorized.has(index)) facts[index].isSigned = true;
+  }
+  for (const index of authorized) {
+    if (!feePaid.has(index) && events !== null) extrinsics[index].paysFee = false;
   }
 
   const body: SidecarBlock = {
