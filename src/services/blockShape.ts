@@ -8,8 +8,10 @@ import { extractAuthor } from '@polkadot/api-derive/type/util';
 import type { GenericCall, TypeRegistry } from '@polkadot/types';
 import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types-codec/types';
+import { blake2AsU8a } from '@polkadot/util-crypto';
 
 import { callToJson, toSidecarJson, type JsonValue } from '../decode/codecJson';
+import { bytesOfHex, hexOfBytes } from '../decode/hex';
 import type { HeaderFields } from '../decode/header';
 import type { DecodedEvent, DecodedExtrinsic } from '../decode/runtimeCodecs';
 
@@ -117,8 +119,13 @@ export function eventsWithCodecs(events: EventRecord[]): DecodedEvent[] {
   }));
 }
 
-/** The polkadot.js reading of a block's body: the reference, and the fallback. */
-export function decodeWithCodecs(block: Block, events: EventRecord[] | null): DecodedBody {
+/**
+ * The polkadot.js reading of a block's body: the reference, and the fallback. `carried`:
+ * the extrinsics as the block carries them, for their bytes and hashes; without it they
+ * are polkadot.js's encoding, which is not the carried one for a general (v5)
+ * extrinsic (polkadot.js 16 writes its length and format byte twice).
+ */
+export function decodeWithCodecs(block: Block, events: EventRecord[] | null, carried?: readonly string[]): DecodedBody {
   const registry = block.registry as TypeRegistry;
   const extrinsics: DecodedExtrinsic[] = [];
   const extrinsicBytes: Uint8Array[] = [];
@@ -151,8 +158,9 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null): De
         format: { version: extrinsic.type === 5 ? 5 : 4, kind: isSigned ? 'signed' : 'bare' },
       });
     }
-    extrinsicBytes.push(extrinsic.toU8a());
-    hashes.push(extrinsic.hash.toHex());
+    const bytes = carried ? bytesOfHex(carried[extrinsicBytes.length]) : extrinsic.toU8a();
+    extrinsicBytes.push(bytes);
+    hashes.push(carried ? hexOfBytes(blake2AsU8a(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), 256)) : extrinsic.hash.toHex());
   }
   const decodedEvents = events && eventsWithCodecs(events);
   return { extrinsics, extrinsicBytes, hashes, events: decodedEvents };
