@@ -21,8 +21,6 @@ export interface ExtensionFacts {
   assetId: JsonValue;
   /** From a signing extension: `{ signer, signature }`, or null (none, or disabled). */
   signature: { signature: JsonValue; signer: JsonValue } | null;
-  /** Whether any extension of the list is a signing one. */
-  hasSigningExtension: boolean;
 }
 
 type Role = 'era' | 'nonce' | 'tip' | 'assetPayment' | 'signing' | 'other';
@@ -88,7 +86,7 @@ export class TransactionExtensions {
     const list = this.byVersion.get(version);
     if (!list) throw new DecodeError(`no transaction extension version ${version} in the metadata`);
     // As polkadot.js prints a v4 extrinsic whose extensions lack these: immortal, nonce and tip 0.
-    const facts: ExtensionFacts = { era: IMMORTAL, nonce: '0', tip: '0', assetId: null, signature: null, hasSigningExtension: false };
+    const facts: ExtensionFacts = { era: IMMORTAL, nonce: '0', tip: '0', assetId: null, signature: null };
     for (const extension of list) {
       const value = extension.decode(reader);
       switch (extension.role) {
@@ -110,7 +108,6 @@ export class TransactionExtensions {
           }
           break;
         case 'signing':
-          facts.hasSigningExtension = true;
           facts.signature = value as ExtensionFacts['signature'];
           break;
       }

@@ -71,6 +71,10 @@ const VERSION_MASK = 0x3f;
 const KIND_MASK = 0xc0;
 const SIGNED = 0x80;
 const GENERAL = 0x40;
+// Shared by every extrinsic of the kind: read, never changed.
+const V4_BARE: ExtrinsicFormat = { version: 4, kind: 'bare' };
+const V5_BARE: ExtrinsicFormat = { version: 5, kind: 'bare' };
+const V4_SIGNED: ExtrinsicFormat = { version: 4, kind: 'signed' };
 
 export class RuntimeCodecs {
   readonly compiler: TypeCompiler;
@@ -142,7 +146,7 @@ export class RuntimeCodecs {
     if (kind === 0) {
       const call = this.topCall(reader);
       expectEnd(reader);
-      return { call, signature: null, nonce: null, tip: null, era: IMMORTAL, format: { version, kind: 'bare' } };
+      return { call, signature: null, nonce: null, tip: null, era: IMMORTAL, format: version === 4 ? V4_BARE : V5_BARE };
     }
     if (version === 4 && kind === SIGNED) {
       const signer = this.address(reader);
@@ -151,7 +155,7 @@ export class RuntimeCodecs {
       const call = this.topCall(reader);
       expectEnd(reader);
       const { nonce, tip, era, assetId } = facts;
-      return { call, signature: { signature, signer }, nonce, tip, era, assetId, format: { version, kind: 'signed' } };
+      return { call, signature: { signature, signer }, nonce, tip, era, assetId, format: V4_SIGNED };
     }
     if (version === 5 && kind === GENERAL) {
       const extensionVersion = reader.u8();
