@@ -378,9 +378,9 @@ describe('extrinsic envelopes', () => {
   });
 
   /** polkadot.js's reading of one whole extrinsic, as the service's fallback makes it. */
-  const polkadotJsReading = (bytes: Uint8Array) => {
-    const block = registry.createType('Block', { extrinsics: [u8aToHex(bytes)] }) as unknown as Block;
-    return shown(decodeWithCodecs(block, null).extrinsics[0]);
+  const polkadotJsReading = (bytes: Uint8Array, reading = registry) => {
+    const block = reading.createType('Block', { extrinsics: [u8aToHex(bytes)] }) as unknown as Block;
+    return shown(decodeWithCodecs(block, null, [u8aToHex(bytes)]).extrinsics[0]);
   };
 
   /** One value of a metadata type, as polkadot.js reads that type alone. */
@@ -511,6 +511,31 @@ describe('extrinsic envelopes', () => {
     }
     expect(signed).toBeGreaterThan(20);
     expect(disabled).toBeGreaterThan(5);
+  });
+
+  it("polkadot.js's reading (the fallback) refuses a general transaction whose extensions it does not read", () => {
+    const generator = new ValueGenerator(4242);
+    let refused = 0;
+    let read = 0;
+    for (let i = 0; i < 40; i++) {
+      const version = i % 2;
+      const drawn = sample(() => envelope(generator, 'v5 general', version, true));
+      if (!drawn) continue;
+      const bytes = withLength(drawn.body);
+      // Under the patched metadata polkadot.js reads version 0's extensions (and nothing for
+      // VerifySignature, which it does not know), whatever version the transaction names.
+      const theirs = attempt(() => polkadotJsReading(bytes, patched.registry));
+      if (version === 0) {
+        expect(theirs).toBe(JSON.stringify(drawn.expected));
+        read++;
+      } else {
+        // Never a reading, right or (as polkadot.js would make it) wrong.
+        expect(theirs).toMatch(/^threw /);
+        refused++;
+      }
+    }
+    expect(read).toBeGreaterThan(10);
+    expect(refused).toBeGreaterThan(10);
   });
 
   it('reads a v4 extrinsic by version 0 where version 1 lists other extensions, and declines what no version describes', () => {

@@ -135,10 +135,14 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null, car
     const decodedCall = { pallet: call.method.pallet, method: call.method.method, docs: joinDocs(extrinsic.meta.docs), args: call.args as { [name: string]: JsonValue } };
     if (extrinsic.isGeneral()) {
       // polkadot.js reads a general transaction by every extension the metadata names, in
-      // one list, and knows no signing extension: right for a runtime with one extension
-      // version and no signing extension, which is all it is asked here (the compiled
-      // reading covers the rest).
-      const inner = extrinsic.inner as unknown as { transactionExtensionVersion: { toNumber(): number } };
+      // one list, and reads nothing for extensions it does not know (a signing one among
+      // them): right only where that list is the transaction's. Where it read less or more
+      // than the transaction holds, its reading is wrong, and no answer is better.
+      const inner = extrinsic.inner as unknown as { transactionExtensionVersion: { toNumber(): number }; encodedLength: number };
+      const held = carried?.[extrinsics.length];
+      if (held !== undefined && inner.encodedLength !== generalBodyLength(bytesOfHex(held))) {
+        throw new Error('polkadot.js cannot read this general transaction: its extensions are not the ones polkadot.js reads');
+      }
       extrinsics.push({
         call: decodedCall,
         signature: null,
@@ -164,6 +168,13 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null, car
   }
   const decodedEvents = events && eventsWithCodecs(events);
   return { extrinsics, extrinsicBytes, hashes, events: decodedEvents };
+}
+
+/** The bytes of a general extrinsic after its length prefix and format byte: what polkadot.js decodes as its struct. */
+function generalBodyLength(bytes: Uint8Array): number {
+  const mode = bytes[0] & 3;
+  const prefix = mode === 0 ? 1 : mode === 1 ? 2 : mode === 2 ? 4 : 5 + (bytes[0] >> 2);
+  return bytes.length - prefix - 1;
 }
 
 function hasPaysFee(value: unknown): value is { paysFee: unknown } {
