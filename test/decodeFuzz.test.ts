@@ -536,6 +536,15 @@ describe('extrinsic envelopes', () => {
     }
     expect(read).toBeGreaterThan(10);
     expect(refused).toBeGreaterThan(10);
+
+    // Bytes polkadot.js reads without an error, wrongly: VerifySignature's Disabled (1) and
+    // the nonce (0) taken for a mortal era, the rest shifted into place by chance.
+    const remarkWithEvent = u8aConcat([0, 7], compactToU8a(2), [0xab, 0xcd]);
+    const crafted = withLength(u8aConcat([0x45, 1], [1, 0, 0, 0, 0, 0], remarkWithEvent));
+    const block = patched.registry.createType('Block', { extrinsics: [u8aToHex(crafted)] }) as unknown as Block;
+    expect(block.extrinsics[0].era.isMortalEra).toBe(true);
+    expect(() => decodeWithCodecs(block, null, [u8aToHex(crafted)])).toThrow(/cannot read this general transaction/);
+    expect(shown(patched.codecs.extrinsic(crafted))).toMatchObject({ call: ['system', 'remarkWithEvent', { remark: '0xabcd' }], signature: null, era: { immortalEra: '0x00' } });
   });
 
   it('reads a v4 extrinsic by version 0 where version 1 lists other extensions, and declines what no version describes', () => {

@@ -8,6 +8,7 @@ import { extractAuthor } from '@polkadot/api-derive/type/util';
 import type { GenericCall, TypeRegistry } from '@polkadot/types';
 import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types-codec/types';
+import { expandExtensionTypes } from '@polkadot/types/extrinsic/signedExtensions';
 import { blake2AsU8a } from '@polkadot/util-crypto';
 
 import { callToJson, toSidecarJson, type JsonValue } from '../decode/codecJson';
@@ -136,12 +137,13 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null, car
     if (extrinsic.isGeneral()) {
       // polkadot.js reads a general transaction by every extension the metadata names, in
       // one list, and reads nothing for extensions it does not know (a signing one among
-      // them): right only where that list is the transaction's. Where it read less or more
-      // than the transaction holds, its reading is wrong, and no answer is better.
+      // them): right only where that is the list of the transaction's version. Elsewhere
+      // its reading is wrong, and no answer is better than a wrong one.
       const inner = extrinsic.inner as unknown as { transactionExtensionVersion: { toNumber(): number }; encodedLength: number };
+      const version = inner.transactionExtensionVersion.toNumber();
       const held = carried?.[extrinsics.length];
-      if (held !== undefined && inner.encodedLength !== generalBodyLength(bytesOfHex(held))) {
-        throw new Error('polkadot.js cannot read this general transaction: its extensions are not the ones polkadot.js reads');
+      if (!polkadotJsReadsVersion(registry, version) || (held !== undefined && inner.encodedLength !== generalBodyLength(bytesOfHex(held)))) {
+        throw new Error(`polkadot.js cannot read this general transaction: its extensions (version ${version}) are not the ones polkadot.js reads`);
       }
       extrinsics.push({
         call: decodedCall,
@@ -149,7 +151,7 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null, car
         nonce: toSidecarJson(extrinsic.nonce),
         tip: toSidecarJson(extrinsic.tip),
         era: toSidecarJson(extrinsic.era),
-        format: { version: 5, kind: 'general', extensionVersion: inner.transactionExtensionVersion.toNumber() },
+        format: { version: 5, kind: 'general', extensionVersion: version },
       });
     } else {
       const { isSigned } = extrinsic;
@@ -168,6 +170,34 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null, car
   }
   const decodedEvents = events && eventsWithCodecs(events);
   return { extrinsics, extrinsicBytes, hashes, events: decodedEvents };
+}
+
+/**
+ * Whether polkadot.js reads general transactions of extension `version` right: it reads
+ * data for each extension of the metadata it knows with data, in the metadata's order,
+ * and nothing for the others; the transaction holds data for each extension of its
+ * version that has any. Right where those are the same extensions in the same order.
+ */
+function polkadotJsReadsVersion(registry: TypeRegistry, version: number): boolean {
+  const { transactionExtensions, transactionExtensionsByVersion } = registry.metadata.extrinsic;
+  const listed = [...transactionExtensionsByVersion.entries()].find(([listedVersion]) => listedVersion.toNumber() === version)?.[1];
+  if (!listed) return false;
+  const read = transactionExtensions
+    .map((extension) => extension.identifier.toString())
+    .filter((identifier) => Object.keys(expandExtensionTypes([identifier], 'extrinsic')).length > 0);
+  const held = listed
+    .map((index) => transactionExtensions[index.toNumber()])
+    .filter((extension) => extension && !carriesNothing(registry, extension.type.toNumber()))
+    .map((extension) => extension.identifier.toString());
+  return read.join() === held.join();
+}
+
+/** A type of no bytes: `()`, or a struct or tuple of such types. */
+function carriesNothing(registry: TypeRegistry, type: number): boolean {
+  const { def } = registry.lookup.getSiType(type);
+  if (def.isComposite) return def.asComposite.fields.every((field) => carriesNothing(registry, field.type.toNumber()));
+  if (def.isTuple) return def.asTuple.every((item) => carriesNothing(registry, item.toNumber()));
+  return false;
 }
 
 /** The bytes of a general extrinsic after its length prefix and format byte: what polkadot.js decodes as its struct. */
