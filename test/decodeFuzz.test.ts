@@ -3,30 +3,37 @@
 // node), seeded random values are encoded from the metadata's types and read
 // by the compiled codecs and by polkadot.js; the JSON must be the same.
 import type { GenericCall, TypeRegistry } from '@polkadot/types';
+import type { Block } from '@polkadot/types/interfaces';
 import { TypeDefInfo, type TypeDef } from '@polkadot/types-create/types';
-import { compactToU8a, u8aConcat } from '@polkadot/util';
+import { compactToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
 
 import type { Devnet } from '../devnet/chain';
+import type { SeedManifest } from '../devnet/seed';
 import { callToJson, toSidecarJson } from '../src/decode/codecJson';
 import { referenceOf } from '../src/decode/compile';
-import { ByteReader } from '../src/decode/reader';
-import { RuntimeCodecs } from '../src/decode/runtimeCodecs';
+import { ByteReader, DecodeError } from '../src/decode/reader';
+import { RuntimeCodecs, UnsupportedFormat, type DecodedExtrinsic } from '../src/decode/runtimeCodecs';
 import { NodeClient } from '../src/rpc/nodeClient';
+import { decodeWithCodecs } from '../src/decode/polkadotReference';
 import { RuntimeRegistry, type Runtime } from '../src/services/runtimes';
 import { startDevnet } from './support/devnet';
+import { VERSION_1, withSecondExtensionVersion, type PatchedRuntime } from './support/extensionVersions';
 
 const SEEDS = [1, 2, 3, 4, 5, 6];
 /** Past this nesting a sample is drawn again: recursive types (calls in calls, XCM) must end. */
 const MAX_DEPTH = 10;
 
 let devnet: Devnet;
+let manifest: SeedManifest;
 let node: NodeClient;
 let runtime: Runtime;
 let registry: TypeRegistry;
 let codecs: RuntimeCodecs;
+/** A signed transfer of the seeded chain (block "transfers"), as the block carries it. */
+let SIGNED_TRANSFER: string;
 
 beforeAll(async () => {
-  ({ devnet } = await startDevnet());
+  ({ devnet, manifest } = await startDevnet());
   node = new NodeClient({ url: devnet.wsUrl, timeoutMs: 30_000 });
   await node.ready();
   const head = await node.getFinalizedHead();
@@ -34,6 +41,8 @@ beforeAll(async () => {
   registry = runtime.registry;
   if (!(runtime.codecs instanceof RuntimeCodecs)) throw new Error(`no compiled codecs: ${runtime.codecs.message}`);
   codecs = runtime.codecs;
+  const transfers = await node.getBlock((await node.getBlockHash(manifest.blocks.transfers))!);
+  SIGNED_TRANSFER = transfers!.block.extrinsics.find((hex) => registry.createType('Extrinsic', hex).isSigned)!;
 }, 120_000);
 
 afterAll(async () => {
@@ -236,7 +245,7 @@ function attempt(read: () => unknown): string {
 }
 
 /** Draws until a sample fits MAX_DEPTH. */
-function sample(make: () => Uint8Array): Uint8Array | undefined {
+function sample<T>(make: () => T): T | undefined {
   for (let attempt = 0; attempt < 20; attempt++) {
     try {
       return make();
@@ -337,4 +346,225 @@ it('reads MultiAddress::Raw and ::Address20 by the metadata, where polkadot.js m
   });
   const reference = callToJson(registry.createType('Call', announced) as unknown as GenericCall, registry).args as { real: object };
   expect(reference.real).not.toHaveProperty('address20');
+});
+
+// Extrinsic envelopes: v4 signed, v5 bare, v5 general of each extension version.
+// The devnet runtime offers extension version 0 only (and no signing extension);
+// a copy of its metadata with a second version (test/support/extensionVersions.ts)
+// stands for runtimes that offer [0, 1]. The expected reading is a walk of the
+// metadata here: the envelope built part by part, each part's value encoded from
+// its type in the metadata and read back by polkadot.js alone. polkadot.js's own
+// reading of whole extrinsics (the service's fallback) is compared too where it
+// can read them: it knows three signature schemes of the runtime's four, and reads
+// the fee asset by its own older XCM types.
+describe('extrinsic envelopes', () => {
+  const ENVELOPES_PER_SEED = 150;
+  type Kind = 'v4 signed' | 'v5 bare' | 'v5 general';
+  let patched: PatchedRuntime;
+
+  beforeAll(() => {
+    if (CALLS.length === 0) CALLS = variantsOf('calls');
+    patched = withSecondExtensionVersion(registry);
+  });
+
+  /** What both readings show of an extrinsic. */
+  const shown = (extrinsic: DecodedExtrinsic) => ({
+    call: [extrinsic.call.pallet, extrinsic.call.method, extrinsic.call.args],
+    signature: extrinsic.signature,
+    nonce: extrinsic.nonce,
+    tip: extrinsic.tip,
+    era: extrinsic.era,
+    format: extrinsic.format,
+  });
+
+  /** polkadot.js's reading of one whole extrinsic, as the service's fallback makes it. */
+  const polkadotJsReading = (bytes: Uint8Array, reading = registry) => {
+    const block = reading.createType('Block', { extrinsics: [u8aToHex(bytes)] }) as unknown as Block;
+    return shown(decodeWithCodecs(block, null, [u8aToHex(bytes)]).extrinsics[0]);
+  };
+
+  /** One value of a metadata type, as polkadot.js reads that type alone. */
+  const read = (type: number | { toNumber(): number }, bytes: Uint8Array) =>
+    toSidecarJson(registry.createType(registry.createLookupType(typeof type === 'number' ? type : type.toNumber()), bytes));
+
+  const extensionsOf = (version: number) =>
+    [...patched.registry.metadata.extrinsic.transactionExtensionsByVersion.entries()]
+      .find(([listed]) => listed.toNumber() === version)![1]
+      .map((index) => patched.registry.metadata.extrinsic.transactionExtensions[index.toNumber()]);
+
+  /** A MultiSignature: any of the runtime's schemes, or (`known`) only those polkadot.js knows. */
+  const signatureValue = (generator: ValueGenerator, known: boolean) => {
+    const type = registry.metadata.extrinsic.signatureType;
+    if (!known) return generator.value(registry.lookup.getTypeDef(type), 1);
+    const scheme = generator.int(3); // Ed25519, Sr25519, Ecdsa
+    return u8aConcat([scheme], generator.bytes(scheme === 2 ? 65 : 64));
+  };
+
+  /** A random envelope of `kind` around a random call, and what the walk of the metadata says it holds. */
+  const envelope = (generator: ValueGenerator, kind: Kind, version: number, known: boolean) => {
+    const { extrinsic } = registry.metadata;
+    const target = CALLS[generator.int(CALLS.length)];
+    const call = generator.call(0, target).bytes;
+    const reference = callToJson(registry.createType('Call', call) as unknown as GenericCall, registry);
+    const expected: Record<string, unknown> = { call: [reference.method.pallet, reference.method.method, reference.args] };
+    if (kind === 'v5 bare') {
+      const body = u8aConcat([0x05], call);
+      Object.assign(expected, { signature: null, nonce: null, tip: null, era: { immortalEra: '0x00' }, format: { version: 5, kind: 'bare' } });
+      return { name: target.name, body, expected };
+    }
+    Object.assign(expected, { signature: null, nonce: '0', tip: '0', era: { immortalEra: '0x00' } });
+    const parts = extensionsOf(kind === 'v4 signed' ? 0 : version).map((extension) => {
+      const identifier = extension.identifier.toString();
+      if (identifier === 'VerifySignature') {
+        if (generator.int(3) === 0) return new Uint8Array([1]); // Disabled
+        const signature = signatureValue(generator, known);
+        const account = generator.bytes(32);
+        const accountType = patched.registry.lookup.getSiType(extension.type).def.asVariant.variants[0].fields[1].type;
+        expected.signature = { signer: { id: read(accountType, account) }, signature: Object.values(read(extrinsic.signatureType, signature) as object)[0] };
+        return u8aConcat([0], signature, account);
+      }
+      let bytes = generator.value(registry.lookup.getTypeDef(extension.type), 1);
+      // The native token: polkadot.js reads an asset's location by older types of its own.
+      if (identifier === 'ChargeAssetTxPayment' && known) bytes = u8aConcat(generator.compact(16), [0]);
+      const value = read(extension.type, bytes) as Record<string, unknown>;
+      if (identifier === 'CheckNonce') expected.nonce = value;
+      if (identifier === 'CheckMortality') expected.era = value;
+      if (identifier === 'ChargeAssetTxPayment') expected.tip = value.tip;
+      return bytes;
+    });
+    if (kind === 'v5 general') {
+      expected.format = { version: 5, kind: 'general', extensionVersion: version };
+      return { name: target.name, body: u8aConcat([0x45, version], ...parts, call), expected };
+    }
+    const signer = generator.value(registry.lookup.getTypeDef(extrinsic.addressType), 1);
+    const signature = signatureValue(generator, known);
+    expected.signature = { signature: Object.values(read(extrinsic.signatureType, signature) as object)[0], signer: read(extrinsic.addressType, signer) };
+    expected.format = { version: 4, kind: 'signed' };
+    const ordered = { call: expected.call, signature: expected.signature, nonce: expected.nonce, tip: expected.tip, era: expected.era, format: expected.format };
+    return { name: target.name, body: u8aConcat([0x84], signer, signature, ...parts, call), expected: ordered };
+  };
+
+  const withLength = (body: Uint8Array) => u8aConcat(compactToU8a(body.length), body);
+
+  it('the patched metadata lists two extension versions with different lists, version 0 unchanged', () => {
+    expect(codecs.extensions.versions).toEqual([0]);
+    expect(patched.codecs.extensions.versions).toEqual([0, 1]);
+    expect(patched.codecs.extensions.list(0)!.map((extension) => extension.identifier)).toEqual(codecs.extensions.list(0)!.map((extension) => extension.identifier));
+    expect(patched.codecs.extensions.list(1)!.map((extension) => `${extension.identifier}:${extension.role}`)).toEqual([
+      'VerifySignature:signing', 'CheckNonce:nonce', 'ChargeAssetTxPayment:assetPayment', 'CheckMortality:era',
+      'AuthorizeCall:other', 'CheckMetadataHash:other', 'CheckWeight:other',
+    ]);
+    expect(VERSION_1[0]).toBe('VerifySignature');
+  });
+
+  it('reads v4 signed, v5 bare and v5 general extrinsics of both extension versions as the metadata says, and as polkadot.js where it reads them', () => {
+    const differences: string[] = [];
+    const counts = new Map<string, number>();
+    let comparedWithPolkadotJs = 0;
+    for (const seed of SEEDS) {
+      const generator = new ValueGenerator(seed * 7919);
+      for (let i = 0; i < ENVELOPES_PER_SEED; i++) {
+        const kind = (['v4 signed', 'v5 bare', 'v5 general', 'v5 general'] as const)[i % 4];
+        const version = kind === 'v5 general' && i % 8 === 6 ? 1 : 0;
+        const known = i % 2 === 0;
+        const drawn = sample(() => envelope(generator, kind, version, known));
+        if (!drawn) continue;
+        const { name, body, expected } = drawn;
+        const bytes = withLength(body);
+        const label = `${kind}${kind === 'v5 general' ? ` version ${version}` : ''}`;
+        counts.set(label, (counts.get(label) ?? 0) + 1);
+        const wanted = JSON.stringify(expected);
+        const readers = version === 0 ? { devnet: codecs, patched: patched.codecs } : { patched: patched.codecs };
+        for (const [metadata, reader] of Object.entries(readers)) {
+          const ours = attempt(() => shown(reader.extrinsic(bytes)));
+          if (ours !== wanted) differences.push(`${label} ${name} (seed ${seed}, ${metadata} metadata):\n  ${wanted}\n  ${ours}`);
+        }
+        // polkadot.js reads one extension list (every extension the metadata names) and no signing extension.
+        if (known && version === 0) {
+          comparedWithPolkadotJs++;
+          const theirs = attempt(() => polkadotJsReading(bytes));
+          if (theirs !== wanted) differences.push(`${label} ${name} (seed ${seed}, polkadot.js):\n  ${wanted}\n  ${theirs}`);
+        }
+      }
+    }
+    expect(differences.slice(0, 6)).toEqual([]);
+    expect([...counts.keys()].sort()).toEqual(['v4 signed', 'v5 bare', 'v5 general version 0', 'v5 general version 1']);
+    expect([...counts.values()].reduce((a, b) => a + b)).toBeGreaterThan(SEEDS.length * ENVELOPES_PER_SEED * 0.9);
+    expect(comparedWithPolkadotJs).toBeGreaterThan(SEEDS.length * ENVELOPES_PER_SEED * 0.3);
+  });
+
+  it('finds the signature a signing extension carries, and null where it is disabled', () => {
+    const generator = new ValueGenerator(99);
+    let signed = 0;
+    let disabled = 0;
+    for (let i = 0; i < 60; i++) {
+      const drawn = sample(() => envelope(generator, 'v5 general', 1, false));
+      if (!drawn) continue;
+      const decoded = patched.codecs.extrinsic(withLength(drawn.body));
+      if (decoded.signature) {
+        signed++;
+        expect(decoded.signature.signer).toEqual({ id: expect.stringMatching(/^5/) });
+        expect(decoded.signature.signature).toMatch(/^0x[0-9a-f]{128,130}$/);
+      } else {
+        disabled++;
+      }
+    }
+    expect(signed).toBeGreaterThan(20);
+    expect(disabled).toBeGreaterThan(5);
+  });
+
+  it("polkadot.js's reading (the fallback) refuses a general transaction whose extensions it does not read", () => {
+    const generator = new ValueGenerator(4242);
+    let refused = 0;
+    let read = 0;
+    for (let i = 0; i < 40; i++) {
+      const version = i % 2;
+      const drawn = sample(() => envelope(generator, 'v5 general', version, true));
+      if (!drawn) continue;
+      const bytes = withLength(drawn.body);
+      // Under the patched metadata polkadot.js reads version 0's extensions (and nothing for
+      // VerifySignature, which it does not know), whatever version the transaction names.
+      const theirs = attempt(() => polkadotJsReading(bytes, patched.registry));
+      if (version === 0) {
+        expect(theirs).toBe(JSON.stringify(drawn.expected));
+        read++;
+      } else {
+        // Never a reading, right or (as polkadot.js would make it) wrong.
+        expect(theirs).toMatch(/^threw /);
+        refused++;
+      }
+    }
+    expect(read).toBeGreaterThan(10);
+    expect(refused).toBeGreaterThan(10);
+
+    // Bytes polkadot.js reads without an error, wrongly: VerifySignature's Disabled (1) and
+    // the nonce (0) taken for a mortal era, the rest shifted into place by chance.
+    const remarkWithEvent = u8aConcat([0, 7], compactToU8a(2), [0xab, 0xcd]);
+    const crafted = withLength(u8aConcat([0x45, 1], [1, 0, 0, 0, 0, 0], remarkWithEvent));
+    const block = patched.registry.createType('Block', { extrinsics: [u8aToHex(crafted)] }) as unknown as Block;
+    expect(block.extrinsics[0].era.isMortalEra).toBe(true);
+    expect(() => decodeWithCodecs(block, null, [u8aToHex(crafted)])).toThrow(/cannot read this general transaction/);
+    expect(shown(patched.codecs.extrinsic(crafted))).toMatchObject({ call: ['system', 'remarkWithEvent', { remark: '0xabcd' }], signature: null, era: { immortalEra: '0x00' } });
+  });
+
+  it('reads a v4 extrinsic by version 0 where version 1 lists other extensions, and declines what no version describes', () => {
+    // A real signed transfer of the seeded devnet, read under the patched metadata: were version 1's
+    // list (or every listed extension) used, as it broke subxt, the extensions would be misread.
+    const bytes = registry.createType('Extrinsic', SIGNED_TRANSFER).toU8a();
+    const underBoth = shown(codecs.extrinsic(bytes));
+    expect(shown(patched.codecs.extrinsic(bytes))).toEqual(underBoth);
+    expect(underBoth).toEqual(polkadotJsReading(bytes));
+    expect(underBoth.signature).not.toBeNull();
+    expect(underBoth.format).toEqual({ version: 4, kind: 'signed' });
+
+    const call = u8aConcat([0, 7], compactToU8a(2), [0xab, 0xcd]); // system.remarkWithEvent(0xabcd)
+    expect(codecs.topCall(new ByteReader(call)).method).toBe('remarkWithEvent');
+    // Extension version 2 is listed by neither metadata; version 1 only by the patched one.
+    expect(() => patched.codecs.extrinsic(withLength(u8aConcat([0x45, 2], call)))).toThrow(DecodeError);
+    expect(() => codecs.extrinsic(withLength(u8aConcat([0x45, 1, 1], call)))).toThrow(DecodeError);
+    // A v5 signed kind and a v4 general kind do not exist; version 6 is not read at all.
+    expect(() => codecs.extrinsic(withLength(u8aConcat([0x85], call)))).toThrow(DecodeError);
+    expect(() => codecs.extrinsic(withLength(u8aConcat([0x44], call)))).toThrow(DecodeError);
+    expect(() => codecs.extrinsic(withLength(u8aConcat([0x06], call)))).toThrow(UnsupportedFormat);
+  });
 });

@@ -9,6 +9,7 @@ import { stringCamelCase, u8aToHex } from '@polkadot/util';
 import { argToJson } from './codecJson';
 import { IMMORTAL_ERA, listOf, TypeCompiler, type Decoder } from './compile';
 import { docsText, type JsonValue } from './json';
+import { TransactionExtensions } from './extensions';
 import { ByteReader, DecodeError } from './reader';
 import { ss58PrefixOf } from './ss58';
 
@@ -39,13 +40,20 @@ export interface DecodedCall {
   args: { [name: string]: JsonValue };
 }
 
+/** An extrinsic's format: v4 signed or unsigned, v5 bare (as v4 unsigned) or general. */
+export type ExtrinsicFormat = { version: 4 | 5; kind: 'bare' | 'signed' } | { version: 5; kind: 'general'; extensionVersion: number };
+
 export interface DecodedExtrinsic {
   call: DecodedCall;
-  /** null for an unsigned extrinsic */
+  /** null for an unsigned or bare extrinsic, and for a general one no extension signed */
   signature: { signature: JsonValue; signer: JsonValue } | null;
   nonce: JsonValue;
   tip: JsonValue;
   era: JsonValue;
+  /** The asset its fee is paid in, where an extension says (null: the native token). Not in sidecar's JSON. */
+  assetId?: JsonValue;
+  /** Absent: v4, as the polkadot.js reading of old blocks gives it. */
+  format?: ExtrinsicFormat;
 }
 
 export type EventPhase = { kind: 'applyExtrinsic'; index: number } | { kind: 'finalization' } | { kind: 'initialization' };
@@ -58,16 +66,30 @@ export interface DecodedEvent {
   data: JsonValue[];
 }
 
+/** The extrinsic format byte: its low six bits are the version, the top two the kind. */
+const VERSION_MASK = 0x3f;
+const KIND_MASK = 0xc0;
+const SIGNED = 0x80;
+const GENERAL = 0x40;
+// Shared by every extrinsic of the kind: read, never changed.
+const V4_BARE: ExtrinsicFormat = { version: 4, kind: 'bare' };
+const V5_BARE: ExtrinsicFormat = { version: 5, kind: 'bare' };
+const V4_SIGNED: ExtrinsicFormat = { version: 4, kind: 'signed' };
+
 export class RuntimeCodecs {
   readonly compiler: TypeCompiler;
   private readonly calls: (CallEntry | undefined)[] = new Array(256 * 256);
   private readonly events: (EventEntry | undefined)[] = new Array(256 * 256);
   private readonly address: Decoder;
   private readonly signature: Decoder;
-  private readonly extensions: { identifier: string; decode: Decoder }[];
+  readonly extensions: TransactionExtensions;
   private readonly topicsCheck: boolean;
 
-  constructor(private readonly registry: TypeRegistry) {
+  /** `metadataVersion`: the version the runtime gave its metadata in (polkadot.js converts it to the latest). */
+  constructor(
+    private readonly registry: TypeRegistry,
+    metadataVersion = 16,
+  ) {
     this.compiler = new TypeCompiler({
       registry,
       ss58Prefix: ss58PrefixOf(registry),
@@ -75,13 +97,7 @@ export class RuntimeCodecs {
     });
     const metadata = registry.metadata;
     const { extrinsic } = metadata;
-    const byVersion = [...extrinsic.transactionExtensionsByVersion.values()];
-    if (byVersion.length > 1) throw new UnsupportedFormat('several transaction extension versions');
-    const used = byVersion.length === 1 ? byVersion[0].map((index) => extrinsic.transactionExtensions[index.toNumber()]) : [...extrinsic.transactionExtensions];
-    this.extensions = used.map((extension) => ({
-      identifier: extension.identifier.toString(),
-      decode: this.compiler.decoderOf(extension.type.toNumber()),
-    }));
+    this.extensions = new TransactionExtensions(registry, this.compiler, variantPayload, metadataVersion >= 16);
     this.address = this.compiler.decoderOf(extrinsic.addressType.toNumber());
     this.signature = this.compiler.decoderOf(extrinsic.signatureType.toNumber());
     this.topicsCheck = this.checkEventRecord();
@@ -114,44 +130,42 @@ export class RuntimeCodecs {
     }
   }
 
-  /** Decodes one extrinsic (with its length prefix), v4 signed or unsigned. */
+  /**
+   * Decodes one extrinsic (with its length prefix): v4 signed or unsigned, v5 bare
+   * or general. A v4 signature is followed by the extensions of version 0; a general
+   * transaction names its extension version, whose list the metadata gives.
+   */
   extrinsic(bytes: Uint8Array): DecodedExtrinsic {
     const reader = new ByteReader(bytes);
     const length = reader.compactNumber();
     if (length !== reader.remaining) throw new DecodeError(`extrinsic says ${length} bytes, has ${reader.remaining}`);
-    const version = reader.u8();
-    if ((version & 0x7f) !== 4) throw new UnsupportedFormat(`extrinsic version ${version & 0x7f}`);
-    if ((version & 0x80) === 0) {
+    const head = reader.u8();
+    const version = head & VERSION_MASK;
+    const kind = head & KIND_MASK;
+    if (version !== 4 && version !== 5) throw new UnsupportedFormat(`extrinsic version ${version}`);
+    if (kind === 0) {
       const call = this.topCall(reader);
       expectEnd(reader);
-      return { call, signature: null, nonce: null, tip: null, era: IMMORTAL_ERA };
+      return { call, signature: null, nonce: null, tip: null, era: IMMORTAL_ERA, format: version === 4 ? V4_BARE : V5_BARE };
     }
-    const signer = this.address(reader);
-    const signature = variantPayload(this.signature(reader));
-    let era: JsonValue = IMMORTAL_ERA;
-    let nonce: JsonValue = '0';
-    let tip: JsonValue = '0';
-    for (const extension of this.extensions) {
-      const value = extension.decode(reader);
-      switch (extension.identifier) {
-        case 'CheckMortality':
-        case 'CheckEra':
-          era = value;
-          break;
-        case 'CheckNonce':
-          nonce = value;
-          break;
-        case 'ChargeTransactionPayment':
-          tip = value;
-          break;
-        case 'ChargeAssetTxPayment':
-          tip = value !== null && typeof value === 'object' && 'tip' in value ? (value.tip ?? '0') : value;
-          break;
-      }
+    if (version === 4 && kind === SIGNED) {
+      const signer = this.address(reader);
+      const signature = variantPayload(this.signature(reader));
+      const facts = this.extensions.read(reader, 0);
+      const call = this.topCall(reader);
+      expectEnd(reader);
+      const { nonce, tip, era, assetId } = facts;
+      return { call, signature: { signature, signer }, nonce, tip, era, assetId, format: V4_SIGNED };
     }
-    const call = this.topCall(reader);
-    expectEnd(reader);
-    return { call, signature: { signature, signer }, nonce, tip, era };
+    if (version === 5 && kind === GENERAL) {
+      const extensionVersion = reader.u8();
+      const facts = this.extensions.read(reader, extensionVersion);
+      const call = this.topCall(reader);
+      expectEnd(reader);
+      const { signature, nonce, tip, era, assetId } = facts;
+      return { call, signature, nonce, tip, era, assetId, format: { version, kind: 'general', extensionVersion } };
+    }
+    throw new DecodeError(`extrinsic format byte 0x${head.toString(16).padStart(2, '0')}`);
   }
 
   /** Decodes `Vec<EventRecord>` storage. */
@@ -286,7 +300,7 @@ export function runtimeCodecsFor(registry: TypeRegistry, metadataVersion: number
   // Before v14 the metadata names types instead of describing them: polkadot.js's type names are the only reading.
   if (metadataVersion < 14) return new UnsupportedFormat(`metadata v${metadataVersion}`);
   try {
-    return new RuntimeCodecs(registry);
+    return new RuntimeCodecs(registry, metadataVersion);
   } catch (error) {
     return error instanceof UnsupportedFormat ? error : new UnsupportedFormat(String(error));
   }

@@ -42,6 +42,12 @@ const SCHEMAS: Record<string, Schema> = {
       events: { type: 'array', items: ref('Event') },
       success: { type: 'boolean' },
       paysFee: { type: 'boolean' },
+      version: {
+        const: 5,
+        description:
+          'Only on a general (v5) transaction, which sidecar cannot show: its signature comes from a signing extension (null when none signed it, the origin then being set by its authorization), nonce, tip and era from the extensions of its version',
+      },
+      transactionExtensionVersion: { type: 'integer', minimum: 0, maximum: 255, description: 'Only on a general transaction: the version of the extension list it carries (the metadata lists one per version)' },
       docs: { type: 'string' },
     },
     ['method', 'signature', 'nonce', 'args', 'tip', 'hash', 'info', 'era', 'events', 'success', 'paysFee'],

@@ -30,6 +30,10 @@ export interface SidecarExtrinsic {
   events: SidecarEvent[];
   success: boolean | string;
   paysFee: boolean | null;
+  /** Only on a general (v5) transaction, which sidecar cannot show: 5. */
+  version?: 5;
+  /** Only on a general transaction: the version of the extension list it carries. */
+  transactionExtensionVersion?: number;
   docs?: string;
 }
 
@@ -77,11 +81,16 @@ export function assembleBlock(
 ): { body: SidecarBlock; facts: ExtrinsicFacts[] } {
   const { events } = decoded;
   const facts: ExtrinsicFacts[] = [];
+  // General transactions no extension signed: whoever their authorization made the origin
+  // pays, and only a TransactionFeePaid event says what (there is no signer to ask about).
+  const authorized = new Set<number>();
   const extrinsics: SidecarExtrinsic[] = decoded.extrinsics.map((extrinsic, index) => {
     const isSigned = extrinsic.signature !== null;
+    const general = extrinsic.format?.kind === 'general' ? extrinsic.format : undefined;
+    if (general && !isSigned) authorized.add(index);
     const bytes = decoded.extrinsicBytes[index];
     facts.push({ isSigned, bytes, hasCompletionEvent: false });
-    return {
+    const shaped: SidecarExtrinsic = {
       method: { pallet: extrinsic.call.pallet, method: extrinsic.call.method },
       signature: extrinsic.signature,
       nonce: extrinsic.nonce,
@@ -92,9 +101,14 @@ export function assembleBlock(
       era: extrinsic.era,
       events: [],
       success: events === null ? EVENTS_UNAVAILABLE : false,
-      paysFee: isSigned ? null : false,
-      docs: options.extrinsicDocs ? extrinsic.call.docs : undefined,
+      paysFee: isSigned || general ? null : false,
     };
+    if (general) {
+      shaped.version = 5;
+      shaped.transactionExtensionVersion = general.extensionVersion;
+    }
+    shaped.docs = options.extrinsicDocs ? extrinsic.call.docs : undefined;
+    return shaped;
   });
 
   const onInitialize = { events: [] as SidecarEvent[] };
@@ -114,7 +128,7 @@ export function assembleBlock(
       if (isSuccess || isFailure) {
         fact.hasCompletionEvent = true;
         for (const item of data) {
-          if (extrinsic.signature && hasPaysFee(item)) {
+          if (extrinsic.paysFee !== false && hasPaysFee(item)) {
             extrinsic.paysFee = item.paysFee === true || item.paysFee === 'Yes';
             break;
           }
@@ -134,6 +148,11 @@ export function assembleBlock(
   for (const [index, fee] of feePaid) {
     const completion = facts[index].completion;
     if (completion) completion.feeFromEvent = fee;
+    // An authorized general transaction whose origin paid: its fee is the event's, as a signer's.
+    if (authorized.has(index)) facts[index].isSigned = true;
+  }
+  for (const index of authorized) {
+    if (!feePaid.has(index) && events !== null) extrinsics[index].paysFee = false;
   }
 
   const body: SidecarBlock = {
@@ -150,3 +169,4 @@ export function assembleBlock(
   };
   return { body, facts };
 }
+

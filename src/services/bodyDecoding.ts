@@ -62,7 +62,7 @@ export async function decodeBody(
   }
   decodeCounters.fallback++;
   const reading = reference(events);
-  return decodeWithCodecs(reading.block, reading.events);
+  return decodeWithCodecs(reading.block, reading.events, extrinsicsHex);
 }
 
 /** What the compiled reading makes of a part of a block; undefined when it cannot read it. */
