@@ -23,6 +23,12 @@ export interface Config {
   prebuildBlocks: number;
   /** Reject query parameters a route does not use (sidecar ignores them). */
   strictParams: boolean;
+  /** Block streams (`/blocks/stream`) open at once in one process. */
+  maxStreams: number;
+  /** Unsent bytes a stream may have before its client counts as too far behind. */
+  streamBufferBytes: number;
+  /** Newest finalized blocks whose extrinsics `/extrinsics/{hash}` finds; 0: none (from/to only). */
+  extrinsicIndexBlocks: number;
 }
 
 export class ConfigError extends Error {}
@@ -34,6 +40,7 @@ export const CONFIG_VARIABLES = [
   'FASTCAR_REDIS_TTL_SECONDS', 'DEVNET_PORT', 'WORKERS', 'FASTCAR_WORKERS',
   'FASTCAR_RATE_LIMIT_PER_IP', 'FASTCAR_TRUSTED_PROXIES', 'FASTCAR_PREBUILD_BLOCKS', 'FASTCAR_STRICT_PARAMS',
   'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL',
+  'FASTCAR_MAX_STREAMS', 'FASTCAR_STREAM_BUFFER_BYTES', 'FASTCAR_EXTRINSIC_INDEX_BLOCKS',
 ] as const;
 
 /** The setting a relay-chain feature names when it is missing. */
@@ -118,6 +125,9 @@ export function loadConfig(env: Env = process.env): Config {
     prebuildBlocks: integer(env, ['FASTCAR_PREBUILD_BLOCKS'], 4, 0, 64),
     strictParams: boolean(env, 'FASTCAR_STRICT_PARAMS', false),
     relayUrl: relayUrlOf(env),
+    maxStreams: integer(env, ['FASTCAR_MAX_STREAMS'], 1000, 0, 1_000_000),
+    streamBufferBytes: integer(env, ['FASTCAR_STREAM_BUFFER_BYTES'], 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
+    extrinsicIndexBlocks: integer(env, ['FASTCAR_EXTRINSIC_INDEX_BLOCKS'], 14_400, 0, 1_000_000),
   };
 }
 
@@ -152,6 +162,13 @@ Environment (sidecar's names work too):
                                          named in the X-Ignored-Params header)
   FASTCAR_TRUSTED_PROXIES                balancers in front that append X-Forwarded-For,
                                          so the client address is read from it (default 0)
+  FASTCAR_MAX_STREAMS                    /blocks/stream connections open at once per process;
+                                         beyond: 503 (default 1000; 0: streams off)
+  FASTCAR_STREAM_BUFFER_BYTES            unsent bytes a stream may have before its client is
+                                         dropped as too far behind, told where to resume
+                                         (default 8388608, at least 65536)
+  FASTCAR_EXTRINSIC_INDEX_BLOCKS         newest finalized blocks /extrinsics/{hash} searches
+                                         (default 14400, about a day; 0: only ?from&to)
 
 Proxy environment (over the --config file):
   PROXY_UPSTREAMS                        comma-separated ws:// URLs of the nodes (required)

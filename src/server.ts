@@ -13,9 +13,9 @@ import { VERSION } from './version';
 import { NodeClient, NodeUnavailableError } from './rpc/nodeClient';
 import { BlocksService } from './services/blocksService';
 import { FinalizedHead } from './services/finalizedHead';
-import { Prebuilder } from './services/prebuilder';
 import { RuntimeRegistry } from './services/runtimes';
 import { RelayLink } from './services/relayLink';
+import { followTheChain } from './followWiring';
 import { rateLimited, RateLimiter } from './http/rateLimit';
 import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
@@ -121,10 +121,6 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
   metrics.gauge('fastcar_finalized_height', 'The finalized height the node last reported', () => (finalized.known ? finalized.height : -1));
   metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
-  if (config.prebuildBlocks > 0) {
-    const prebuilder = new Prebuilder(blocks, logger, config.prebuildBlocks);
-    finalized.onAdvance((number) => prebuilder.onFinalized(number));
-  }
 
   const health = async () => {
     const connected = node.isConnected;
@@ -154,12 +150,14 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     onImmutableAnswer: hot ? (url: string, body: Buffer, etag: string) => hot.remember(url, body, etag) : undefined,
   };
   const router = blocksRouter(blocks, { ...routerOptions, relay: relayNode ? new RelayLink(blocks, relayBlocks) : 'unconfigured' });
+  // Newly finalized blocks built ahead of pollers, pushed to streams, indexed by extrinsic hash.
+  const following = followTheChain(chain, config, metrics, logger, routerOptions.onIgnoredParams);
   const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayBlocks(), { ...routerOptions, relay: 'relay' })) : unconfiguredRelayRouter();
   // polkadot-rest-api serves the same routes under /v1: its users can point here unchanged.
   const app = createApp({
     logger,
     metrics,
-    routers: [docsRouter(VERSION), router, ['/rc', relayRouter], ['/v1', router], ['/v1/rc', relayRouter]],
+    routers: [docsRouter(VERSION), following.router, router, ['/rc', relayRouter], ['/v1', following.router], ['/v1', router], ['/v1/rc', relayRouter]],
     health,
   });
   const pacer = new RequestPacer();
@@ -197,6 +195,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     url,
     server,
     async close() {
+      await following.close(); // streams never end by themselves: the server would wait on them
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       limiter?.close();
