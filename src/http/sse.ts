@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { StreamFrames, StreamSink } from '../services/blockStream';
 
 /** How long a client that does not take the final event may keep its connection. */
-const FINISH_GRACE_MS = 10_000;
+const FINISH_GRACE_MS = 30_000;
 /** What EventSource waits before reconnecting after the stream ends (it then sends Last-Event-ID). */
 const RETRY_MS = 2000;
 
