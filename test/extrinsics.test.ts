@@ -1,0 +1,130 @@
+// GET /extrinsics/{hash} on the devnet: an extrinsic submitted after start is found
+// by hash in its block, as /blocks/{n}/extrinsics/{i} shows it; hashes outside the
+// indexed window are a 404 that names the window, and ?from&to searches other
+// heights; bad hashes and windows are 400s; with Redis, a second instance fills
+// its window from what the first one read, without reading blocks from the node.
+import type { Devnet } from '../devnet/chain';
+import type { SeedManifest } from '../devnet/seed';
+import type { Fastcar } from '../src/server';
+import { startRedis, type Peer } from '../harness/processes';
+import { startRelay, type Relay } from '../harness/relay';
+import { getJson } from '../harness/http';
+import { startFastcarOn } from '../harness/fastcar';
+import { startDevnet } from './support/devnet';
+import { devnetSigner, type Signer } from './support/signer';
+
+const WINDOW = 30;
+let devnet: Devnet;
+let manifest: SeedManifest;
+let signer: Signer;
+let redis: Peer;
+let relay: Relay;
+let fastcar: Fastcar;
+
+beforeAll(async () => {
+  ({ devnet, manifest } = await startDevnet());
+  signer = await devnetSigner(devnet.wsUrl);
+  redis = await startRedis();
+  relay = await startRelay(devnet.wsUrl);
+  fastcar = await startFastcarOn(relay.url, { FASTCAR_EXTRINSIC_INDEX_BLOCKS: String(WINDOW), REDIS_URL: redis.url });
+  await waitForIndex(fastcar, WINDOW);
+}, 180_000);
+
+afterAll(async () => {
+  await fastcar?.close();
+  await relay?.close();
+  await signer?.close();
+  await redis?.stop();
+  await devnet?.close();
+});
+
+const metric = async (instance: Fastcar, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${instance.url}/metrics`)).text())?.[1]);
+
+async function waitForIndex(instance: Fastcar, blocks: number) {
+  const deadline = Date.now() + 60_000;
+  while ((await metric(instance, 'fastcar_extrinsic_index_blocks')) < blocks && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(await metric(instance, 'fastcar_extrinsic_index_blocks')).toBe(blocks);
+}
+
+type Found = { blockNumber: string; blockHash: string; index: string; extrinsic: { hash: string } };
+
+/** The seeded extrinsic at `height`, index `index`, as /blocks/{n} lists it. */
+async function seededHash(height: number, index: number): Promise<string> {
+  const block = (await getJson(`${fastcar.url}/blocks/${height}`)).body as { extrinsics: { hash: string }[] };
+  return block.extrinsics[index].hash;
+}
+
+it('finds an extrinsic submitted after start in the block it landed in, as /blocks/{n}/extrinsics/{i} shows it', async () => {
+  const hash = (await signer.api.rpc.author.submitExtrinsic(await signer.transfer(7n * 10n ** 12n))).toHex();
+  expect((await getJson(`${fastcar.url}/extrinsics/${hash}`)).status).toBe(404);
+  const built = await devnet.chain.newBlock();
+  let answer = await getJson(`${fastcar.url}/extrinsics/${hash}`);
+  const deadline = Date.now() + 20_000;
+  while (answer.status !== 200 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    answer = await getJson(`${fastcar.url}/extrinsics/${hash}`);
+  }
+  expect(answer.status).toBe(200);
+  const found = answer.body as Found;
+  expect(found.blockNumber).toBe(String(built.number));
+  expect(found.blockHash).toBe(built.hash);
+  expect(found.extrinsic.hash).toBe(hash);
+  for (const query of ['', '?noFees=true&eventDocs=true', '?useEvmFormat=true&extrinsicDocs=true']) {
+    const withOptions = (await getJson(`${fastcar.url}/extrinsics/${hash}${query}`)).body as Found;
+    const shown = (await getJson(`${fastcar.url}/blocks/${built.number}/extrinsics/${found.index}${query}`)).body as { extrinsics: unknown };
+    expect(withOptions).toEqual({ blockNumber: String(built.number), blockHash: built.hash, index: found.index, extrinsic: shown.extrinsics });
+  }
+  // Also under polkadot-rest-api's prefix.
+  expect((await getJson(`${fastcar.url}/v1/extrinsics/${hash}`)).body).toEqual(found);
+}, 120_000);
+
+it('answers 404 naming the indexed window for a hash outside it, and finds it with ?from&to', async () => {
+  const hash = await seededHash(manifest.blocks.transfers, 2);
+  const outside = await getJson(`${fastcar.url}/extrinsics/${hash}`);
+  expect(outside.status).toBe(404);
+  const head = Number(((await getJson(`${fastcar.url}/blocks/head/header`)).body as { number: string }).number);
+  expect((outside.body as { message: string }).message).toBe(
+    `Extrinsic ${hash} was not found in finalized blocks ${head - WINDOW + 1}-${head} (the newest ${WINDOW} are indexed); search other heights with ?from=&to=.`,
+  );
+  const searched = await getJson(`${fastcar.url}/extrinsics/${hash}?from=1&to=20`);
+  expect(searched.status).toBe(200);
+  expect(searched.body).toMatchObject({ blockNumber: String(manifest.blocks.transfers), index: '2', extrinsic: { hash } });
+  const elsewhere = await getJson(`${fastcar.url}/extrinsics/${hash}?from=${manifest.blocks.transfers + 1}&to=${manifest.blocks.transfers + 40}`);
+  expect(elsewhere.status).toBe(404);
+  expect((elsewhere.body as { message: string }).message).toContain(`finalized blocks ${manifest.blocks.transfers + 1}-${manifest.blocks.transfers + 40}`);
+  const unknown = await getJson(`${fastcar.url}/extrinsics/0x${'ab'.repeat(32)}`);
+  expect(unknown.status).toBe(404);
+}, 60_000);
+
+it.each([
+  ['/extrinsics/0x1234'],
+  [`/extrinsics/${'ab'.repeat(32)}`],
+  [`/extrinsics/0x${'zz'.repeat(32)}`],
+  [`/extrinsics/0x${'ab'.repeat(32)}?from=5`],
+  [`/extrinsics/0x${'ab'.repeat(32)}?to=5`],
+  [`/extrinsics/0x${'ab'.repeat(32)}?from=10&to=5`],
+  [`/extrinsics/0x${'ab'.repeat(32)}?from=0&to=500`],
+  [`/extrinsics/0x${'ab'.repeat(32)}?from=abc&to=5`],
+  [`/extrinsics/0x${'ab'.repeat(32)}?from=200&to=300`],
+  [`/extrinsics/0x${'ab'.repeat(32)}?noFees=perhaps`],
+])('refuses %s with a JSON 400, reading no block', async (path) => {
+  relay.reset();
+  const answer = await getJson(`${fastcar.url}${path}`);
+  expect(answer.status).toBe(400);
+  expect(answer.body).toEqual({ code: 400, message: expect.any(String) });
+  expect(relay.counts.methods).not.toHaveProperty('chain_getBlock');
+});
+
+it('fills a second instance window from Redis, without reading those blocks from the node', async () => {
+  const secondRelay = await startRelay(devnet.wsUrl);
+  const second = await startFastcarOn(secondRelay.url, { FASTCAR_EXTRINSIC_INDEX_BLOCKS: String(WINDOW), REDIS_URL: redis.url, FASTCAR_PREBUILD_BLOCKS: '0' });
+  try {
+    await waitForIndex(second, WINDOW);
+    expect(secondRelay.counts.methods).not.toHaveProperty('chain_getBlock');
+    const hash = await seededHash(manifest.head.number, 1);
+    expect(((await getJson(`${second.url}/extrinsics/${hash}`)).body as Found).blockNumber).toBe(String(manifest.head.number));
+  } finally {
+    await second.close();
+    await secondRelay.close();
+  }
+}, 120_000);
