@@ -53,6 +53,7 @@ export function followTheChain(
     sseFrames,
     { connected: () => node.isConnected, reachable: () => node.reachable() },
     { maxStreams: config.maxStreams, bufferBytes: config.streamBufferBytes },
+    logger,
   );
   const index = new ExtrinsicIndex({ blocks, node, feed, redis, logger, size: config.extrinsicIndexBlocks });
   index.start();

@@ -25,6 +25,7 @@ import { queryKey, withFinalizedTag, type BlockQuery } from './blockAnswer';
 import { withEvmAddresses } from './evmFormat';
 import type { FinalizedBuilds } from './finalizedBuilds';
 import type { FinalizedFeed } from './finalizedFeed';
+import type { Logger } from '../logger';
 
 /** What a stream sends: whole blocks as `/blocks/{n}` answers them, or headers as `/blocks/{n}/header` does. */
 export interface StreamOptions {
@@ -144,6 +145,7 @@ export class BlockStreams {
     private readonly frames: StreamFrames,
     private readonly node: NodeStatus,
     settings: Partial<StreamSettings> = {},
+    private readonly logger?: Pick<Logger, 'warn'>,
   ) {
     this.settings = { ...DEFAULT_STREAM_SETTINGS, ...settings };
     this.pastSlots = new Semaphore(this.settings.pastBuilds);
@@ -259,7 +261,7 @@ export class BlockStreams {
         failures = 0;
       } catch (error) {
         pending.clear();
-        await this.afterFailure(error, ++failures);
+        await this.afterFailure(error, ++failures, subscriber.next);
         continue;
       }
       pending.delete(subscriber.next);
@@ -310,7 +312,7 @@ export class BlockStreams {
         failures = 0;
         if (this.node.connected()) this.setNodeAway(false);
       } catch (error) {
-        await this.afterFailure(error, ++failures);
+        await this.afterFailure(error, ++failures, height);
         continue;
       }
       channel.tip = Math.max(channel.tip, height);
@@ -357,9 +359,10 @@ export class BlockStreams {
     return options.evm ? withEvmAddresses(json) : json;
   }
 
-  /** After a failed build: tell everyone if the node is away, then wait longer each time. */
-  private async afterFailure(error: unknown, failures: number): Promise<void> {
+  /** After a failed build: tell everyone if the node is away, then wait longer each time (a height is never skipped). */
+  private async afterFailure(error: unknown, failures: number, height: number): Promise<void> {
     if (error instanceof NodeUnavailableError || error instanceof NodeTimeoutError) this.setNodeAway(true);
+    else if (failures === 1 || failures % 10 === 0) this.logger?.warn({ err: error, height, failures }, 'a finalized block could not be built for its streams; retrying');
     await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (failures - 1))).unref());
   }
 
