@@ -96,6 +96,26 @@ it('answers 404 naming the indexed window for a hash outside it, and finds it wi
   expect(unknown.status).toBe(404);
 }, 60_000);
 
+it('stops reading blocks for a from-to search once its client leaves', async () => {
+  relay.setDelay(25); // a node a little further away: the search takes seconds
+  try {
+    relay.reset();
+    const leaving = new AbortController();
+    const request = fetch(`${fastcar.url}/extrinsics/0x${'cd'.repeat(32)}?from=50&to=180`, { signal: leaving.signal }).catch(() => undefined);
+    while (relay.counts.calls < 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    leaving.abort();
+    await request;
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // the reads on their way
+    const atLeave = relay.counts.calls;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(relay.counts.calls).toBe(atLeave);
+    expect(atLeave).toBeLessThan(131 * 2);
+    expect(relay.counts.peakPending).toBeLessThanOrEqual(16); // 8 blocks at a time, 2 calls each at most
+  } finally {
+    relay.setDelay(0);
+  }
+}, 60_000);
+
 it.each([
   ['/extrinsics/0x1234'],
   [`/extrinsics/${'ab'.repeat(32)}`],

@@ -128,6 +128,23 @@ describe('a stream', () => {
     for (const stream of [resumed, past, ahead]) stream.close();
   }, 120_000);
 
+  it('builds past heights for a catching-up client a few at a time, and nothing more once it leaves', async () => {
+    relay.reset();
+    // An option set no one asked for yet: every past height is built from the node.
+    const stream = await listen('/blocks/stream?from=1&eventDocs=true&extrinsicDocs=true&noFees=true');
+    const received = await stream.blocks(30);
+    expect(heights(received)).toEqual(range(1, 30));
+    stream.close();
+    await settle(1500); // what was on its way when it left
+    const atLeave = relay.counts.calls;
+    await settle(2000);
+    expect(relay.counts.calls).toBe(atLeave);
+    console.log(`catching up: ${atLeave} node calls, at most ${relay.counts.peakPending} in flight`);
+    // 4 past builds at once, each at most 4 calls in flight (its second wave), and once the
+    // metadata of the genesis runtime (block 1 is decoded with the runtime at block 0).
+    expect(relay.counts.peakPending).toBeLessThanOrEqual(4 * 4 + 1);
+  }, 60_000);
+
   it('drops a client that stopped reading, with the height to resume from, while another keeps receiving; resuming there misses nothing', async () => {
     const stalled = await listen('/blocks/stream');
     const steady = await listen('/blocks/stream');

@@ -419,13 +419,15 @@ class Semaphore {
   constructor(private readonly slots: number) {}
 
   async run<T>(task: () => Promise<T>): Promise<T> {
+    // A finished task hands its slot straight to the next in line, so no newcomer slips in between.
     if (this.active >= this.slots) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active += 1;
+    else this.active += 1;
     try {
       return await task();
     } finally {
-      this.active -= 1;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active -= 1;
     }
   }
 }
