@@ -78,7 +78,7 @@ async function expectAnswers(stream: SseStream, path: (n: number) => string) {
 describe('a stream', () => {
   it('sends every block built while it listens once, in order, each exactly as /blocks/{n} answers it, across a jump of the head', async () => {
     const head = await finalizedHead();
-    const variants = ['', '?noFees=true&eventDocs=true&finalizedKey=false', '?useEvmFormat=true&extrinsicDocs=true'];
+    const variants = ['', '?noFees=true&eventDocs=true&finalizedKey=false', '?useEvmFormat=true&extrinsicDocs=true', '?decodedXcmMsgs=true&paraId=2000'];
     const streams = await Promise.all(variants.map((query) => listen(`/blocks/stream${query}`)));
     const prefixed = await listen('/v1/blocks/stream');
     const headers = await listen('/blocks/head/header/stream');
