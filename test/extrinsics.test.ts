@@ -148,3 +148,64 @@ it('fills a second instance window from Redis, without reading those blocks from
     await secondRelay.close();
   }
 }, 120_000);
+
+it('answers 600 hostile lookups and stream openings without a 5xx or a hang, always JSON with a message', async () => {
+  let state = 20261124;
+  const random = () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const hex = (bytes: number) => Array.from({ length: bytes * 2 }, () => pick([...'0123456789abcdef'])).join('');
+  const number = () => pick([String(Math.floor(random() * 250)), String(-Math.floor(random() * 100)), '9'.repeat(1 + Math.floor(random() * 30)), '1e3', '0x10', '', '%00', '1.5', 'NaN']);
+  const hashes = [() => `0x${hex(32)}`, () => `0x${hex(Math.floor(random() * 40))}`, () => hex(32), () => `0x${hex(31)}zz`, () => '..%2F..%2Fetc', () => encodeURIComponent('ハッシュ'), () => '%E0%A4%A'];
+  const extrinsicQueries = [
+    () => '',
+    () => `?from=${number()}&to=${number()}`,
+    () => `?from=${number()}`,
+    () => `?from=1&from=2&to=3`,
+    () => `?to=${number()}&noFees=${pick(['true', 'maybe', ''])}`,
+    () => '?__proto__[polluted]=1',
+    () => `?useEvmFormat=true&eventDocs=${pick(['true', 'TRUE', '1'])}`,
+    () => `?x=${'a'.repeat(Math.floor(random() * 100_000))}`,
+  ];
+  // Stream openings that must be refused before any stream starts (a hang would time the test out).
+  const refusedStreams = [
+    () => `/blocks/stream?from=${pick(['-1', 'x', '1.5', '99999999999', '', '0x1'])}`,
+    () => `/blocks/stream?noFees=${pick(['maybe', '', 'yes'])}`,
+    () => '/blocks/stream?useRcBlock=true',
+    () => '/blocks/stream?from=1&from=2',
+    () => `/blocks/head/header/stream?from=${pick(['-5', 'abc'])}`,
+  ];
+  const paths = Array.from({ length: 600 }, () => {
+    const prefix = pick(['', '/v1']);
+    return random() < 0.2 ? `${prefix}${pick(refusedStreams)()}` : `${prefix}/extrinsics/${pick(hashes)()}${pick(extrinsicQueries)()}`;
+  });
+  const statuses = new Map<number, number>();
+  const failures: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < paths.length) {
+        const path = paths[next++];
+        const response = await fetch(fastcar.url + path, { signal: AbortSignal.timeout(30_000) });
+        const text = await response.text();
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        let body: { message?: unknown } | undefined;
+        try {
+          body = JSON.parse(text) as { message?: unknown };
+        } catch {
+          failures.push(`${path.slice(0, 120)}: not JSON`);
+          continue;
+        }
+        if (response.status >= 500) failures.push(`${path.slice(0, 120)}: ${response.status}`);
+        if (response.status >= 400 && typeof body.message !== 'string') failures.push(`${path.slice(0, 120)}: no message`);
+        if (/\.ts:\d+|\.js:\d+|node_modules/.test(text)) failures.push(`${path.slice(0, 120)}: leaks a path`);
+      }
+    }),
+  );
+  console.log(`statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+  expect(failures.slice(0, 20)).toEqual([]);
+  expect(await metric(fastcar, 'fastcar_streams_open')).toBe(0);
+  expect((await getJson(`${fastcar.url}/blocks/1/header`)).status).toBe(200);
+}, 300_000);
