@@ -8,7 +8,7 @@ import { startFastcar, type Fastcar } from '../src/server';
  * devnet at start, node calls that tests and benchmarks counting calls would see.
  */
 export async function startFastcarOn(nodeUrl: string, env: Record<string, string> = {}): Promise<Fastcar> {
-  const config = loadConfig({ FASTCAR_PORT: '0', FASTCAR_LOG_LEVEL: 'silent', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', ...env });
+  const config = loadConfig({ FASTCAR_PORT: '0', FASTCAR_METRICS_PORT: '0', FASTCAR_LOG_LEVEL: 'silent', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', ...env });
   return startFastcar({ ...config, nodeUrl }, createLogger(config.logLevel));
 }
 

@@ -116,12 +116,12 @@ export const rssMb = (pid: number) => statusMb(pid, 'VmRSS');
  * fastcar in a process of its own, as a user runs it: from the build, or from the
  * TypeScript sources (for tests, which do not build).
  */
-export async function startFastcarProcess(nodeUrl: string, env: Record<string, string> = {}, fromSource = false): Promise<Peer> {
-  const port = await freePort();
-    const args = fromSource ? ['--import', 'tsx', join(ROOT, 'src', 'main.ts')] : [join(ROOT, 'dist', 'src', 'main.js')];
+export async function startFastcarProcess(nodeUrl: string, env: Record<string, string> = {}, fromSource = false): Promise<Peer & { metricsUrl: string }> {
+  const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
+  const args = fromSource ? ['--import', 'tsx', join(ROOT, 'src', 'main.ts')] : [join(ROOT, 'dist', 'src', 'main.js')];
   const child = spawn(process.execPath, args, {
     // The extrinsic index off unless asked for, as in harness/fastcar.ts.
-    env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', ...env },
+    env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
@@ -130,6 +130,7 @@ export async function startFastcarProcess(nodeUrl: string, env: Record<string, s
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
     pid: child.pid ?? 0,
     stop: () =>
       new Promise((resolve) => {
@@ -146,7 +147,8 @@ export async function startFastcarProcess(nodeUrl: string, env: Record<string, s
 export async function startMainProcess(env: Record<string, string>, readyText: string): Promise<Peer & { child: ChildProcess }> {
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of ['FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL']) delete base[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Metrics on a free port, never the fixed default another run may hold.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], { env: { ...base, FASTCAR_METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const stop = () => stopChild(child);
   await new Promise<void>((resolve, reject) => {
     let out = '';

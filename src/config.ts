@@ -1,5 +1,8 @@
 // Configuration from the environment. Sidecar's variable names are accepted
-// so that a sidecar deployment can switch without renaming anything.
+// so that a sidecar deployment can switch without renaming anything. Each setting
+// is declared once, in SETTINGS: its variables, how its value is read and checked,
+// its default and its `--help` line. The variable list the deployment files are
+// checked against, the defaults and `--help` all come from there.
 export interface Config {
   /** Node URL; undefined means "start the bundled devnet". */
   nodeUrl?: string;
@@ -23,6 +26,12 @@ export interface Config {
   prebuildBlocks: number;
   /** Reject query parameters a route does not use (sidecar ignores them). */
   strictParams: boolean;
+  /** The port `/metrics` is served on, apart from the API; undefined: not served. */
+  metricsPort?: number;
+  metricsHost: string;
+  /** Slow clients: their headers, and their whole request, within these. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
   /** Block streams (`/blocks/stream`) open at once in one process. */
   maxStreams: number;
   /** Unsent bytes a stream may have before its client counts as too far behind. */
@@ -33,29 +42,110 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-/** Every variable loadConfig reads; deployment files are checked against this list. */
-export const CONFIG_VARIABLES = [
-  'FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_HOST', 'SAS_EXPRESS_BIND_HOST', 'FASTCAR_PORT', 'SAS_EXPRESS_PORT',
-  'FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL', 'FASTCAR_RPC_TIMEOUT_MS', 'FASTCAR_CACHE_MAX_BYTES', 'REDIS_URL', 'FASTCAR_REDIS_URL',
-  'FASTCAR_REDIS_TTL_SECONDS', 'DEVNET_PORT', 'WORKERS', 'FASTCAR_WORKERS',
-  'FASTCAR_RATE_LIMIT_PER_IP', 'FASTCAR_TRUSTED_PROXIES', 'FASTCAR_PREBUILD_BLOCKS', 'FASTCAR_STRICT_PARAMS',
-  'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL',
-  'FASTCAR_MAX_STREAMS', 'FASTCAR_STREAM_BUFFER_BYTES', 'FASTCAR_EXTRINSIC_INDEX_BLOCKS',
-] as const;
+type Env = Record<string, string | undefined>;
+
+interface Setting<K extends keyof Config = keyof Config> {
+  key: K;
+  /** The variables read, the first one set winning: fastcar's own name first, then sidecar's or an alias. */
+  names: readonly string[];
+  /** What `--help` says of it, default included. */
+  help: string;
+  read(env: Env): Config[K];
+}
 
 /** The setting a relay-chain feature names when it is missing. */
 export const RELAY_SETTING = 'FASTCAR_RELAY_URL (or SAS_SUBSTRATE_MULTI_CHAIN_URL with a chain of type "relay")';
 
 const NODE_URL = /^(wss?|https?):\/\//;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** Sidecar's winston levels, as pino's. */
+const SIDECAR_LOG_LEVELS: Record<string, string> = { http: 'info', verbose: 'debug', silly: 'trace' };
+
+function pick(env: Env, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}
+
+const invalid = (names: readonly string[], raw: string, rule: string) => new ConfigError(`${names[0]}=${raw} is not valid: ${rule}`);
+
+function text<K extends keyof Config>(key: K, names: readonly string[], fallback: Config[K] & string, help: string): Setting<K> {
+  return { key, names, help: `${help} (default ${fallback})`, read: (env) => (pick(env, names) ?? fallback) as Config[K] };
+}
+
+function optionalText<K extends keyof Config>(key: K, names: readonly string[], help: string): Setting<K> {
+  return { key, names, help, read: (env) => pick(env, names) as Config[K] };
+}
+
+function whole<K extends keyof Config>(key: K, names: readonly string[], fallback: number, [min, max]: [number, number], help: string, note = ''): Setting<K> {
+  return {
+    key,
+    names,
+    // A note on the default value itself ("0: off") reads as one with it.
+    help: `${help} (default ${note.startsWith(`${fallback}:`) ? note : `${fallback}${note ? `; ${note}` : ''}`})`,
+    read(env) {
+      const raw = pick(env, names);
+      if (raw === undefined) return fallback as Config[K];
+      const value = Number(raw);
+      if (!Number.isInteger(value) || value < min || value > max) throw invalid(names, raw, `use a whole number from ${min} to ${max}`);
+      return value as Config[K];
+    },
+  };
+}
+
+function flag<K extends keyof Config>(key: K, names: readonly string[], fallback: boolean, help: string): Setting<K> {
+  return {
+    key,
+    names,
+    help: `${help} (default ${fallback})`,
+    read(env) {
+      const raw = pick(env, names);
+      if (raw === undefined) return fallback as Config[K];
+      if (raw !== 'true' && raw !== 'false') throw invalid(names, raw, 'use true or false');
+      return (raw === 'true') as Config[K];
+    },
+  };
+}
+
+/** A port, or `off` for none. */
+function portOrOff<K extends keyof Config>(key: K, names: readonly string[], fallback: number, help: string): Setting<K> {
+  return {
+    key,
+    names,
+    help: `${help} (default ${fallback}; 0: any free port; off: none)`,
+    read(env) {
+      const raw = pick(env, names);
+      if (raw === 'off') return undefined as Config[K];
+      if (raw === undefined) return fallback as Config[K];
+      const value = Number(raw);
+      if (!Number.isInteger(value) || value < 0 || value > 65535) throw invalid(names, raw, 'use a whole number from 0 to 65535 or off');
+      return value as Config[K];
+    },
+  };
+}
+
+function nodeUrl<K extends keyof Config>(key: K, names: readonly string[], help: string): Setting<K> {
+  return {
+    key,
+    names,
+    help,
+    read(env) {
+      const url = pick(env, names);
+      if (url !== undefined && !NODE_URL.test(url)) throw new ConfigError(`node URL ${url} must start with ws://, wss://, http:// or https://`);
+      return url as Config[K];
+    },
+  };
+}
 
 /**
  * The relay node: FASTCAR_RELAY_URL, or sidecar's SAS_SUBSTRATE_MULTI_CHAIN_URL, a JSON
  * array of `{ url, type }` of which the entry of type "relay" is the one used here.
  */
 function relayUrlOf(env: Env): string | undefined {
-  const direct = pick(env, 'FASTCAR_RELAY_URL');
-  const multi = pick(env, 'SAS_SUBSTRATE_MULTI_CHAIN_URL');
-  let url = direct;
+  const multi = pick(env, ['SAS_SUBSTRATE_MULTI_CHAIN_URL']);
+  let url = pick(env, ['FASTCAR_RELAY_URL']);
   if (url === undefined && multi !== undefined) {
     let chains: unknown;
     try {
@@ -71,106 +161,81 @@ function relayUrlOf(env: Env): string | undefined {
   return url;
 }
 
-type Env = Record<string, string | undefined>;
+function logLevelOf(env: Env): string {
+  const level = (pick(env, ['FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL']) ?? 'info').toLowerCase();
+  const pinoLevel = SIDECAR_LOG_LEVELS[level] ?? level;
+  if (!LOG_LEVELS.includes(pinoLevel)) throw new ConfigError(`log level ${level} is not one of error, warn, info, debug, trace, silent`);
+  return pinoLevel;
+}
 
-function pick(env: Env, ...names: string[]): string | undefined {
-  for (const name of names) {
-    const value = env[name];
-    if (value !== undefined && value !== '') return value;
+const SETTINGS: readonly Setting[] = [
+  nodeUrl('nodeUrl', ['FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL'], 'node JSON-RPC URL (ws://, wss://, http://); unset: start the bundled devnet and use it'),
+  {
+    key: 'relayUrl',
+    names: ['FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL'],
+    help: `the relay chain's node, when the node above is a parachain's (Asset Hub): serves /rc/blocks/... and useRcBlock=true; sidecar's form: '[{"url":"ws://...","type":"relay"}]'`,
+    read: relayUrlOf,
+  },
+  whole('port', ['FASTCAR_PORT', 'SAS_EXPRESS_PORT'], 8080, [0, 65535], 'HTTP port'),
+  text('host', ['FASTCAR_HOST', 'SAS_EXPRESS_BIND_HOST'], '127.0.0.1', 'bind address'),
+  { key: 'logLevel', names: ['FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL'], help: 'error | warn | info | debug | trace | silent (default info)', read: logLevelOf },
+  whole('rpcTimeoutMs', ['FASTCAR_RPC_TIMEOUT_MS'], 30_000, [100, 600_000], 'per RPC call; past it the request gets 504'),
+  whole('cacheMaxBytes', ['FASTCAR_CACHE_MAX_BYTES'], 256 * 1024 * 1024, [0, Number.MAX_SAFE_INTEGER], 'in-process cache bound'),
+  optionalText('redisUrl', ['REDIS_URL', 'FASTCAR_REDIS_URL'], 'optional shared cache, e.g. redis://127.0.0.1:6379'),
+  whole('redisTtlSeconds', ['FASTCAR_REDIS_TTL_SECONDS'], 7 * 24 * 3600, [1, 365 * 24 * 3600], 'Redis entry lifetime'),
+  whole('devnetPort', ['DEVNET_PORT'], 9944, [0, 65535], 'port of the bundled devnet'),
+  whole('workers', ['WORKERS', 'FASTCAR_WORKERS'], 1, [1, 256], 'server processes sharing the port; give them REDIS_URL to share one cache'),
+  whole('prebuildBlocks', ['FASTCAR_PREBUILD_BLOCKS'], 4, [0, 64], 'newly finalized blocks built before anyone asks, at most this many per advance', '0: off'),
+  whole('rateLimitPerIp', ['FASTCAR_RATE_LIMIT_PER_IP'], 0, [0, 1_000_000], 'requests per second per client address, bursts up to one second\'s worth; beyond: 429', '0: off'),
+  flag('strictParams', ['FASTCAR_STRICT_PARAMS'], false, 'query parameters a route does not use: true, a 400; false, ignored as sidecar does and named in the X-Ignored-Params header'),
+  whole('trustedProxies', ['FASTCAR_TRUSTED_PROXIES'], 0, [0, 10], 'balancers in front that append X-Forwarded-For, so the client address is read from it'),
+  portOrOff('metricsPort', ['FASTCAR_METRICS_PORT'], 9100, 'port of /metrics, apart from the API'),
+  text('metricsHost', ['FASTCAR_METRICS_HOST'], '127.0.0.1', 'bind address of /metrics'),
+  whole('headersTimeoutMs', ['FASTCAR_HEADERS_TIMEOUT_MS'], 10_000, [100, 600_000], "a client's request headers must arrive within this"),
+  whole('requestTimeoutMs', ['FASTCAR_REQUEST_TIMEOUT_MS'], 60_000, [100, 3_600_000], 'and its whole request within this'),
+  whole('maxStreams', ['FASTCAR_MAX_STREAMS'], 1000, [0, 1_000_000], '/blocks/stream connections open at once per process; beyond: 503', '0: streams off'),
+  whole('streamBufferBytes', ['FASTCAR_STREAM_BUFFER_BYTES'], 8 * 1024 * 1024, [64 * 1024, 1024 * 1024 * 1024], 'unsent bytes a stream may have before its client is dropped as too far behind, told where to resume'),
+  whole('extrinsicIndexBlocks', ['FASTCAR_EXTRINSIC_INDEX_BLOCKS'], 14_400, [0, 1_000_000], 'newest finalized blocks /extrinsics/{hash} searches', 'about a day; 0: only ?from&to'),
+];
+
+/** Rules between settings, checked once all are read. */
+function checkTogether(config: Config): void {
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError(`FASTCAR_HEADERS_TIMEOUT_MS=${config.headersTimeoutMs} is not valid: it must not exceed FASTCAR_REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
   }
-  return undefined;
 }
 
-function integer(env: Env, names: string[], fallback: number, min: number, max: number): number {
-  const raw = pick(env, ...names);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${names[0]}=${raw} is not valid: use a whole number from ${min} to ${max}`);
-  }
-  return value;
-}
-
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = pick(env, name);
-  if (raw === undefined) return fallback;
-  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name}=${raw} is not valid: use true or false`);
-  return raw === 'true';
-}
+/** Every variable loadConfig reads; deployment files are checked against this list. */
+export const CONFIG_VARIABLES: readonly string[] = SETTINGS.flatMap((setting) => setting.names);
 
 export function loadConfig(env: Env = process.env): Config {
-  const nodeUrl = pick(env, 'FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL');
-  if (nodeUrl !== undefined && !NODE_URL.test(nodeUrl)) {
-    throw new ConfigError(`node URL ${nodeUrl} must start with ws://, wss://, http:// or https://`);
-  }
-  const logLevel = (pick(env, 'FASTCAR_LOG_LEVEL', 'SAS_LOG_LEVEL') ?? 'info').toLowerCase();
-  // sidecar's winston levels map onto pino's
-  const pinoLevel = { http: 'info', verbose: 'debug', silly: 'trace' }[logLevel] ?? logLevel;
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(pinoLevel)) {
-    throw new ConfigError(`log level ${logLevel} is not one of error, warn, info, debug, trace, silent`);
-  }
-  return {
-    nodeUrl,
-    host: pick(env, 'FASTCAR_HOST', 'SAS_EXPRESS_BIND_HOST') ?? '127.0.0.1',
-    port: integer(env, ['FASTCAR_PORT', 'SAS_EXPRESS_PORT'], 8080, 0, 65535),
-    logLevel: pinoLevel,
-    rpcTimeoutMs: integer(env, ['FASTCAR_RPC_TIMEOUT_MS'], 30_000, 100, 600_000),
-    cacheMaxBytes: integer(env, ['FASTCAR_CACHE_MAX_BYTES'], 256 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
-    redisUrl: pick(env, 'REDIS_URL', 'FASTCAR_REDIS_URL'),
-    redisTtlSeconds: integer(env, ['FASTCAR_REDIS_TTL_SECONDS'], 7 * 24 * 3600, 1, 365 * 24 * 3600),
-    devnetPort: integer(env, ['DEVNET_PORT'], 9944, 0, 65535),
-    workers: integer(env, ['WORKERS', 'FASTCAR_WORKERS'], 1, 1, 256),
-    rateLimitPerIp: integer(env, ['FASTCAR_RATE_LIMIT_PER_IP'], 0, 0, 1_000_000),
-    trustedProxies: integer(env, ['FASTCAR_TRUSTED_PROXIES'], 0, 0, 10),
-    prebuildBlocks: integer(env, ['FASTCAR_PREBUILD_BLOCKS'], 4, 0, 64),
-    strictParams: boolean(env, 'FASTCAR_STRICT_PARAMS', false),
-    relayUrl: relayUrlOf(env),
-    maxStreams: integer(env, ['FASTCAR_MAX_STREAMS'], 1000, 0, 1_000_000),
-    streamBufferBytes: integer(env, ['FASTCAR_STREAM_BUFFER_BYTES'], 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
-    extrinsicIndexBlocks: integer(env, ['FASTCAR_EXTRINSIC_INDEX_BLOCKS'], 14_400, 0, 1_000_000),
-  };
+  const config = {} as Record<keyof Config, unknown>;
+  for (const setting of SETTINGS) config[setting.key] = setting.read(env);
+  checkTogether(config as Config);
+  return config as Config;
 }
 
-export const HELP = `fastcar: a fast, sidecar-compatible REST API for Substrate blocks
+const NAME_COLUMN = 41;
+const LINE_WIDTH = 92;
 
-Usage: npm start            (or: node dist/src/main.js [--help])
-       node dist/src/main.js proxy [--config proxy.json]   the caching JSON-RPC proxy
+/** A setting's `--help` lines: its names, then what it does, wrapped beside them. */
+function helpLines({ names, help }: Setting): string {
+  const label = `  ${names.join(' / ')}`;
+  const lines: string[] = [];
+  let line = '';
+  for (const word of help.split(' ')) {
+    if (line && NAME_COLUMN + line.length + 1 + word.length > LINE_WIDTH) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  const first = label.length < NAME_COLUMN ? `${label.padEnd(NAME_COLUMN)}${lines[0]}` : `${label}\n${' '.repeat(NAME_COLUMN)}${lines[0]}`;
+  return [first, ...lines.slice(1).map((rest) => `${' '.repeat(NAME_COLUMN)}${rest}`)].join('\n');
+}
 
-Environment (sidecar's names work too):
-  FASTCAR_NODE_URL / SAS_SUBSTRATE_URL   node JSON-RPC URL (ws://, wss://, http://);
-                                         unset: start the bundled devnet and use it
-  FASTCAR_RELAY_URL                      the relay chain's node, when the node above is a
-                                         parachain's (Asset Hub): serves /rc/blocks/... and
-                                         useRcBlock=true; SAS_SUBSTRATE_MULTI_CHAIN_URL
-                                         ('[{"url":"ws://...","type":"relay"}]') works too
-  FASTCAR_PORT / SAS_EXPRESS_PORT        HTTP port (default 8080)
-  FASTCAR_HOST / SAS_EXPRESS_BIND_HOST   bind address (default 127.0.0.1)
-  FASTCAR_LOG_LEVEL / SAS_LOG_LEVEL      error | warn | info | debug | trace | silent (default info)
-  FASTCAR_RPC_TIMEOUT_MS                 per RPC call; past it the request gets 504 (default 30000)
-  FASTCAR_CACHE_MAX_BYTES                in-process cache bound (default 268435456)
-  REDIS_URL                              optional shared cache, e.g. redis://127.0.0.1:6379
-  FASTCAR_REDIS_TTL_SECONDS              Redis entry lifetime (default 604800)
-  DEVNET_PORT                            port of the bundled devnet (default 9944)
-  WORKERS                                server processes sharing the port (default 1);
-                                         give them REDIS_URL to share one cache
-  FASTCAR_PREBUILD_BLOCKS                newly finalized blocks built before anyone asks,
-                                         at most this many per advance (default 4; 0: off)
-  FASTCAR_RATE_LIMIT_PER_IP              requests per second per client address, bursts up
-                                         to one second's worth; beyond: 429 (default 0: off)
-  FASTCAR_STRICT_PARAMS                  true: query parameters a route does not use get a
-                                         400 (default false: ignored, as sidecar does, and
-                                         named in the X-Ignored-Params header)
-  FASTCAR_TRUSTED_PROXIES                balancers in front that append X-Forwarded-For,
-                                         so the client address is read from it (default 0)
-  FASTCAR_MAX_STREAMS                    /blocks/stream connections open at once per process;
-                                         beyond: 503 (default 1000; 0: streams off)
-  FASTCAR_STREAM_BUFFER_BYTES            unsent bytes a stream may have before its client is
-                                         dropped as too far behind, told where to resume
-                                         (default 8388608, at least 65536)
-  FASTCAR_EXTRINSIC_INDEX_BLOCKS         newest finalized blocks /extrinsics/{hash} searches
-                                         (default 14400, about a day; 0: only ?from&to)
-
-Proxy environment (over the --config file):
+/** The proxy's settings are declared by the proxy (src/proxy/proxyConfig.ts); summarized here for `--help`. */
+const PROXY_HELP = `Proxy environment (over the --config file):
   PROXY_UPSTREAMS                        comma-separated ws:// URLs of the nodes (required)
   PROXY_HOST, PROXY_PORT                 bind address and port (default 127.0.0.1:9955)
   PROXY_CACHE_MAX_BYTES                  cache bound (default 536870912)
@@ -191,4 +256,36 @@ Proxy environment (over the --config file):
   PROXY_MAX_CONNECTIONS                  (default 4096)
   PROXY_HEADERS_TIMEOUT_MS, PROXY_REQUEST_TIMEOUT_MS
                                          slow HTTP clients (default 10000 and 30000)
+  PROXY_MAX_ANSWER_BYTES                 one call's answer; past it -32008 (default 16777216)
+  PROXY_MAX_BATCH_ANSWER_BYTES           a batch's answers together; calls past it -32008
+                                         (default 33554432)
+  PROXY_MAX_UNSENT_BYTES_PER_CONNECTION  answer bytes waiting for a WebSocket client to read
+                                         them before its calls wait and it is not read
+                                         (default 4194304)
+  PROXY_SEND_TIMEOUT_MS                  a client that takes none of its waiting answers
+                                         this long is disconnected (default 30000)
+  PROXY_PING_INTERVAL_MS                 WebSocket pings; no pong to the last one: closed
+                                         (default 30000)
+  PROXY_IDLE_TIMEOUT_MS                  a WebSocket that sends nothing and holds no
+                                         subscription this long is closed (default 300000)
+  PROXY_MAX_CONNECTIONS_PER_CLIENT       per client address (default 64)
+  PROXY_TRUSTED_PROXIES                  balancers in front that append X-Forwarded-For;
+                                         client addresses are read from it (default 0)
+  PROXY_MAX_IN_FLIGHT_PER_CLIENT         calls of one address at the nodes, counted until
+                                         the node is done with them (default 64)
+  PROXY_MAX_SUBSCRIPTIONS_PER_CLIENT     per client address (default 1024)
+  PROXY_MAX_SUBSCRIPTIONS_PER_UPSTREAM_CONNECTION
+                                         before another connection to the node is opened
+                                         (default 1024, a node's own limit)
+  PROXY_MAX_UPSTREAM_CONNECTIONS         connections to each node (default 8)
 `;
+
+export const HELP = `fastcar: a fast, sidecar-compatible REST API for Substrate blocks
+
+Usage: npm start            (or: node dist/src/main.js [--help])
+       node dist/src/main.js proxy [--config proxy.json]   the caching JSON-RPC proxy
+
+Environment (sidecar's names work too):
+${SETTINGS.map(helpLines).join('\n')}
+
+${PROXY_HELP}`;

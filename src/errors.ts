@@ -1,6 +1,7 @@
-// Errors that carry the HTTP status a client should see. Services throw them
-// where only they can tell (a block beyond the head); the HTTP layer's error
-// handler (src/http/app.ts) turns them into JSON answers.
+// Errors that say what went wrong in terms a client can act on. Controllers throw
+// ApiError for what they parse (it carries its status); services throw the typed
+// errors below for what only they can tell. src/http/errorReply.ts is the one
+// place either becomes a status and a sentence.
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -12,3 +13,20 @@ export class ApiError extends Error {
 
 export const badRequest = (message: string) => new ApiError(400, message);
 export const notFound = (message: string) => new ApiError(404, message);
+
+/** No block with this hash is known to the node. */
+export class UnknownBlockError extends Error {
+  constructor(readonly hash: string) {
+    super(`No block with hash ${hash} is known to the node.`);
+  }
+}
+
+/** A height past the node's best block, whose height it names (as sidecar does). */
+export class BeyondHeadError extends Error {
+  constructor(readonly head: number) {
+    super(`Specified block number is larger than the current largest block. The largest known block number is ${head}.`);
+  }
+}
+
+/** The node answered without what every node has (its best header). */
+export class IncompleteNodeAnswerError extends Error {}

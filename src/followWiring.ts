@@ -2,7 +2,6 @@
 // finalized blocks (the prebuilder's and the streams'), the block streams, the
 // extrinsic index, their metrics and their routes. server.ts mounts the router.
 import type { Router } from 'express';
-import { Gauge } from 'prom-client';
 
 import type { RedisStore } from './cache/redisStore';
 import type { Config } from './config';
@@ -11,7 +10,7 @@ import { sseFrames } from './http/sse';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import type { NodeClient } from './rpc/nodeClient';
-import type { BlocksService } from './services/blocksService';
+import type { ChainServices } from './services/chain';
 import { BlockStreams } from './services/blockStream';
 import { ExtrinsicIndex } from './services/extrinsicIndex';
 import { FinalizedBuilds } from './services/finalizedBuilds';
@@ -22,7 +21,7 @@ import { Prebuilder } from './services/prebuilder';
 export interface ChainParts {
   node: NodeClient;
   finalized: FinalizedHead;
-  blocks: BlocksService;
+  services: ChainServices;
   redis?: RedisStore;
 }
 
@@ -35,13 +34,13 @@ export interface Following {
 type FollowConfig = Pick<Config, 'prebuildBlocks' | 'maxStreams' | 'streamBufferBytes' | 'extrinsicIndexBlocks' | 'strictParams'>;
 
 export function followTheChain(
-  { node, finalized, blocks, redis }: ChainParts,
+  { node, finalized, services, redis }: ChainParts,
   config: FollowConfig,
   metrics: Metrics,
   logger: Logger,
   onIgnoredParams?: (count: number) => void,
 ): Following {
-  const builds = new FinalizedBuilds(blocks);
+  const builds = new FinalizedBuilds(services.blocks, services.reads);
   const feed = new FinalizedFeed(finalized);
   if (config.prebuildBlocks > 0) {
     const prebuilder = new Prebuilder(builds, logger, config.prebuildBlocks);
@@ -55,26 +54,23 @@ export function followTheChain(
     { maxStreams: config.maxStreams, bufferBytes: config.streamBufferBytes },
     logger,
   );
-  const index = new ExtrinsicIndex({ blocks, node, feed, redis, logger, size: config.extrinsicIndexBlocks });
+  const index = new ExtrinsicIndex({ ids: services.ids, node, feed, redis, logger, size: config.extrinsicIndexBlocks });
   index.start();
 
   metrics.gauge('fastcar_streams_open', 'Block streams open now', () => streams.open);
   metrics.gauge('fastcar_stream_channels', 'Distinct option sets streamed now (each built once per block)', () => streams.channelCount);
-  metrics.gauge('fastcar_stream_events_sent', 'Block events written to streams since start', () => streams.counters.eventsSent);
-  new Gauge({
-    name: 'fastcar_stream_clients_dropped',
-    help: 'Streams ended since start because their client fell too far behind (lagging: live, over its buffer; stalled: catching up, reading nothing)',
-    labelNames: ['reason'] as const,
-    registers: [metrics.registry],
-    collect() {
-      for (const [reason, count] of Object.entries(streams.counters.dropped)) this.set({ reason }, count);
-    },
-  });
+  metrics.total('fastcar_stream_events_sent', 'Block events written to streams since start', () => streams.counters.eventsSent);
+  metrics.totalsBy(
+    'fastcar_stream_clients_dropped',
+    'Streams ended since start because their client fell too far behind (lagging: live, over its buffer; stalled: catching up, reading nothing)',
+    'reason',
+    () => streams.counters.dropped,
+  );
   metrics.gauge('fastcar_extrinsic_index_blocks', 'Finalized blocks the extrinsic index holds', () => index.window.size);
   metrics.gauge('fastcar_extrinsic_index_entries', 'Extrinsic hashes the extrinsic index holds', () => index.window.entries);
 
   return {
-    router: followRouter({ streams, index, blocks, feed }, { strictParams: config.strictParams, onIgnoredParams }),
+    router: followRouter({ streams, index, blocks: services.blocks, feed }, { strictParams: config.strictParams, onIgnoredParams }),
     async close() {
       index.close();
       await streams.close();

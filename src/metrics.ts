@@ -1,9 +1,8 @@
-// Prometheus metrics. Counters are bumped on the hot path, so they are plain
-// prom-client objects created once; the cache gauges are read at scrape time.
+// Prometheus metrics. What the hot path bumps is a plain prom-client object made
+// once; figures kept elsewhere (cache counters, decode tallies, queue depths) are
+// handed in as readers and read at scrape time: running totals as counters, levels
+// as gauges.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-
-import type { TieredCache } from './cache/tieredCache';
-import { decodeCounters } from './services/bodyDecoding';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -27,33 +26,36 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(cache: TieredCache) {
+  constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'fastcar_' });
-    this.gauge('fastcar_cache_hits', 'Cache hits since start', () => cache.counters.hits);
-    this.gauge('fastcar_cache_misses', 'Cache misses since start', () => cache.counters.misses);
-    this.gauge('fastcar_cache_redis_hits', 'Hits served by Redis since start', () => cache.counters.redisHits);
-    this.gauge('fastcar_cache_redis_errors', 'Redis errors since start', () => cache.counters.redisErrors);
-    this.gauge('fastcar_cache_bytes', 'Bytes held by the in-process cache', () => cache.bytes);
-    this.gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
-    this.gauge('fastcar_blocks_decoded_compiled', 'Blocks read by the compiled codecs since start', () => decodeCounters.compiled);
-    this.gauge('fastcar_blocks_decoded_fallback', 'Blocks read by polkadot.js since start (old metadata, or bytes the compiled codecs declined)', () => decodeCounters.fallback);
-    this.gauge('fastcar_decode_faults', 'Blocks the compiled codecs failed on by an error of their own (read by polkadot.js instead) since start', () => decodeCounters.faults);
-    this.gauge('fastcar_decode_pauses', 'Times a block decode yielded to other requests since start', () => decodeCounters.pauses);
   }
 
+  /** A counter the caller increments. */
   counter(name: string, help: string): Counter {
     return new Counter({ name, help, registers: [this.registry] });
   }
 
-  /** A gauge read at scrape time. */
-  gauge(name: string, help: string, read: () => number): void {
-    new Gauge({
+  /** A running total kept elsewhere (it only grows), read at scrape time. */
+  total(name: string, help: string, read: () => number): void {
+    new Counter({ name, help, registers: [this.registry], collect() { this.reset(); this.inc(read()); } });
+  }
+
+  /** Running totals kept elsewhere, one for each value of `label`, read at scrape time. */
+  totalsBy(name: string, help: string, label: string, read: () => Record<string, number>): void {
+    new Counter({
       name,
       help,
+      labelNames: [label],
       registers: [this.registry],
       collect() {
-        this.set(read());
+        this.reset();
+        for (const [value, count] of Object.entries(read())) this.inc({ [label]: value }, count);
       },
     });
+  }
+
+  /** A level (it rises and falls), read at scrape time. */
+  gauge(name: string, help: string, read: () => number): void {
+    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
   }
 }

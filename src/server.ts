@@ -4,32 +4,53 @@ import { Router } from 'express';
 
 import { createApp } from './http/app';
 import { RedisStore } from './cache/redisStore';
+import { sharedFor } from './cache/sharedFor';
 import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
-import { blocksRouter, unconfiguredRelayRouter } from './controllers/blocksController';
+import { blocksRouter, unconfiguredRelayRouter, type BlocksRouterOptions } from './controllers/blocksController';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
 import { NodeClient, NodeUnavailableError } from './rpc/nodeClient';
-import { BlocksService } from './services/blocksService';
+import { decodeCounters } from './services/bodyDecoding';
+import { chainServices, type ChainServices } from './services/chain';
 import { FinalizedHead } from './services/finalizedHead';
-import { RuntimeRegistry } from './services/runtimes';
 import { RelayLink } from './services/relayLink';
 import { followTheChain } from './followWiring';
 import { rateLimited, RateLimiter } from './http/rateLimit';
 import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
+import { listen, timeoutOptions } from './http/listen';
+import { startMetricsServer } from './http/metricsServer';
+import { RequestLog } from './http/requestLog';
 import { paced, RequestPacer } from './http/requestPacer';
-
 
 export interface Fastcar {
   url: string;
+  /** Where /metrics is served (its own port); undefined when turned off. */
+  metricsUrl?: string;
   server: Server;
   close(): Promise<void>;
 }
 
+type ClientErrorAnswer = [status: number, reason: string, message: string];
+const MALFORMED: ClientErrorAnswer = [400, 'Bad Request', 'Malformed HTTP request.'];
+const CLIENT_ERRORS: Record<string, ClientErrorAnswer> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers or URL too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request did not arrive in time.'],
+};
+
+/** How long one health reading is answered to everyone who asks. */
+const HEALTH_MAX_AGE_MS = 1000;
+
 /** How long a start waits for the relay chain's node before serving without it. */
 const RELAY_GRACE_MS = 10_000;
+
+/** The format of what the cache keeps, in its keys: bumped when an entry's layout changes. */
+const CACHE_FORMAT = 2;
+
+/** Finalized answers kept as wire bytes: a quarter of the cache budget, at most this. */
+const HOT_ANSWERS_MAX_BYTES = 64 * 1024 * 1024;
 
 /** A router made on first use, once what it needs exists (`make` throws until then). */
 function pendingRouter(make: () => Router): Router {
@@ -49,36 +70,36 @@ function pendingRouter(make: () => Router): Router {
 interface Chain {
   node: NodeClient;
   finalized: FinalizedHead;
-  blocks: BlocksService;
+  services: ChainServices;
   redis?: RedisStore;
   cache: TieredCache;
   close(): Promise<void>;
 }
 
-function nodeClientFor(url: string, config: Config, metrics: () => Metrics | undefined): NodeClient {
+function nodeClientFor(url: string, config: Config, metrics: Metrics): NodeClient {
   return new NodeClient({
     url,
     timeoutMs: config.rpcTimeoutMs,
-    onCall: (method) => metrics()?.rpcCalls.inc({ method }),
-    onError: (method) => metrics()?.rpcErrors.inc({ method }),
+    onCall: (method) => metrics.rpcCalls.inc({ method }),
+    onError: (method) => metrics.rpcErrors.inc({ method }),
   });
 }
 
 /** The services over a node, once it is connected. */
 async function connectChain(node: NodeClient, url: string, config: Config, cacheMaxBytes: number): Promise<Chain> {
   await node.ready();
-  // Keys carry the chain's genesis hash: instances of different chains may share one Redis.
+  // Keys carry the chain's genesis hash (instances of different chains may share one
+  // Redis) and the entries' format (instances that write another one never read these).
   const genesis = await node.getBlockHash(0);
   if (!genesis) throw new Error(`the node at ${url} has no block 0`);
-  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:1:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
+  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
   const cache = new TieredCache(cacheMaxBytes, redis);
   const finalized = new FinalizedHead(node);
   await finalized.start();
-  const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache, genesis);
   return {
     node,
     finalized,
-    blocks,
+    services: chainServices(node, finalized, cache, genesis),
     redis,
     cache,
     async close() {
@@ -88,14 +109,31 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   };
 }
 
+/** The figures kept by the parts below (the cache, the decoding, the node client, the finalized head), read at scrape time. */
+function exposeFigures(metrics: Metrics, { cache, node, finalized }: Chain): void {
+  metrics.total('fastcar_cache_hits', 'Cache hits since start', () => cache.counters.hits);
+  metrics.total('fastcar_cache_misses', 'Cache misses since start', () => cache.counters.misses);
+  metrics.total('fastcar_cache_redis_hits', 'Hits served by Redis since start', () => cache.counters.redisHits);
+  metrics.total('fastcar_cache_redis_errors', 'Redis errors since start', () => cache.counters.redisErrors);
+  metrics.gauge('fastcar_cache_bytes', 'Bytes held by the in-process cache', () => cache.bytes);
+  metrics.gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
+  metrics.total('fastcar_blocks_decoded_compiled', 'Blocks read by the compiled codecs since start', () => decodeCounters.compiled);
+  metrics.total('fastcar_blocks_decoded_fallback', 'Blocks read by polkadot.js since start (old metadata, or bytes the compiled codecs declined)', () => decodeCounters.fallback);
+  metrics.total('fastcar_decode_faults', 'Blocks the compiled codecs failed on by an error of their own (read by polkadot.js instead) since start', () => decodeCounters.faults);
+  metrics.total('fastcar_decode_pauses', 'Times a block decode yielded to other requests since start', () => decodeCounters.pauses);
+  metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
+  metrics.gauge('fastcar_finalized_height', 'The finalized height the node last reported', () => (finalized.known ? finalized.height : -1));
+  metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
+}
+
 export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {
-  let metrics: Metrics | undefined;
+  const metrics = new Metrics();
   // A relay chain beside the parachain gets a quarter of the cache: its blocks are asked for less.
   const relayShare = config.relayUrl ? Math.floor(config.cacheMaxBytes / 4) : 0;
-  const chain = await connectChain(nodeClientFor(config.nodeUrl, config, () => metrics), config.nodeUrl, config, config.cacheMaxBytes - relayShare);
+  const chain = await connectChain(nodeClientFor(config.nodeUrl, config, metrics), config.nodeUrl, config, config.cacheMaxBytes - relayShare);
   // The relay chain connects in the background: this chain is served meanwhile, and what
   // needs the relay chain answers 503 until it is there (and whenever it is away).
-  const relayNode = config.relayUrl ? nodeClientFor(config.relayUrl, config, () => metrics) : undefined;
+  const relayNode = config.relayUrl ? nodeClientFor(config.relayUrl, config, metrics) : undefined;
   let relayChain: Chain | undefined;
   if (relayNode && config.relayUrl) {
     const url = config.relayUrl;
@@ -104,7 +142,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
         relayChain = connected;
         logger.info({ relay: url }, 'relay chain connected');
         // As for this chain: the relay runtime loaded before its first request needs it.
-        connected.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'relay runtime warm-up failed; its first request will load it'));
+        connected.services.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'relay runtime warm-up failed; its first request will load it'));
       },
       (error: unknown) => logger.error({ err: error, relay: url }, 'the relay chain node cannot be used; its routes answer 503'),
     );
@@ -112,17 +150,16 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, RELAY_GRACE_MS).unref())]);
     if (!relayChain) logger.warn({ relay: url }, 'the relay chain node is not connected yet; its routes answer 503 until it is');
   }
-  const relayBlocks = (): BlocksService => {
+  const relayServices = (): ChainServices => {
     if (!relayChain) throw new NodeUnavailableError('the relay chain node is not connected yet');
-    return relayChain.blocks;
+    return relayChain.services;
   };
-  const { node, finalized, blocks, redis, cache } = chain;
-  metrics = new Metrics(cache);
-  metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
-  metrics.gauge('fastcar_finalized_height', 'The finalized height the node last reported', () => (finalized.known ? finalized.height : -1));
-  metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
+  const { node, finalized, services, redis, cache } = chain;
+  exposeFigures(metrics, chain);
+  services.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
 
-  const health = async () => {
+  // One health reading a second, whoever asks: /health stays cheap when polled hard.
+  const health = sharedFor(HEALTH_MAX_AGE_MS, async () => {
     const connected = node.isConnected;
     const reachable = await node.reachable();
     return {
@@ -137,67 +174,59 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
         cache: { bytes: cache.bytes, entries: cache.entries, ...cache.counters },
       },
     };
-  };
-  blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
+  });
+
   const ignoredParams = metrics.counter('fastcar_ignored_query_params_total', 'Query parameters sent to a route that does not use them (ignored, as sidecar does)');
-  // A quarter of the cache budget, at most 64 MB, for finalized answers kept as wire bytes;
-  // none with the cache off (nor a lookup in front of every request).
-  const hot = config.cacheMaxBytes > 1 ? new HotAnswers(Math.min(64 * 1024 * 1024, Math.floor(config.cacheMaxBytes / 4))) : undefined;
+  // None with the cache off (nor a lookup in front of every request).
+  const hot = config.cacheMaxBytes > 1 ? new HotAnswers(Math.min(HOT_ANSWERS_MAX_BYTES, Math.floor(config.cacheMaxBytes / 4))) : undefined;
   metrics.gauge('fastcar_hot_answers', 'Finalized answers kept as wire bytes for the warm path', () => hot?.entries ?? 0);
-  const routerOptions = {
+  const routerOptions: BlocksRouterOptions = {
     strictParams: config.strictParams,
-    onIgnoredParams: (count: number) => ignoredParams.inc(count),
-    onImmutableAnswer: hot ? (url: string, body: Buffer, etag: string) => hot.remember(url, body, etag) : undefined,
+    onIgnoredParams: (count) => ignoredParams.inc(count),
+    onImmutableAnswer: hot ? (reply) => hot.remember(reply) : undefined,
   };
-  const router = blocksRouter(blocks, { ...routerOptions, relay: relayNode ? new RelayLink(blocks, relayBlocks) : 'unconfigured' });
+  const router = blocksRouter(services, { ...routerOptions, relay: relayNode ? new RelayLink(services, relayServices) : 'unconfigured' });
   // Newly finalized blocks built ahead of pollers, pushed to streams, indexed by extrinsic hash.
   const following = followTheChain(chain, config, metrics, logger, routerOptions.onIgnoredParams);
-  const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayBlocks(), { ...routerOptions, relay: 'relay' })) : unconfiguredRelayRouter();
+  const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayServices(), { ...routerOptions, relay: 'relay', mount: '/rc' })) : unconfiguredRelayRouter();
+  const requestLog = new RequestLog(logger, metrics);
   // polkadot-rest-api serves the same routes under /v1: its users can point here unchanged.
   const app = createApp({
     logger,
-    metrics,
+    requestLog,
     routers: [docsRouter(VERSION), following.router, router, ['/rc', relayRouter], ['/v1', following.router], ['/v1', router], ['/v1/rc', relayRouter]],
     health,
   });
   const pacer = new RequestPacer();
   metrics.gauge('fastcar_requests_queued', 'Requests read but not yet started', () => pacer.queued);
   const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;
-  if (limiter) metrics.gauge('fastcar_rate_limited', 'Requests refused with 429 since start', () => limiter.rejected);
-  const listener = paced(hot ? hot.listener(app, metrics, logger) : app, pacer);
-  const server = createServer(limiter ? rateLimited(listener, limiter, config.trustedProxies) : listener);
-  // Bursts of new connections (a load balancer warming up, a thousand clients at once)
-  // must queue in the kernel, not be dropped into SYN retries.
-  server.listen({ port: config.port, host: config.host, backlog: 4096 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  // Requests Node rejects before Express sees them (oversized headers or URLs, bad
-  // syntax) still get a JSON answer.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify({ code: status, message: status === 431 ? 'Request headers or URL too large.' : 'Malformed HTTP request.' });
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  });
-  // Slow clients must not hold sockets forever.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 60_000;
+  if (limiter) metrics.total('fastcar_rate_limited', 'Requests refused with 429 since start', () => limiter.rejected);
+  const listener = paced(hot ? hot.listener(app, requestLog) : app, pacer);
+  const timeouts = { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs };
+  const server = createServer(timeoutOptions(timeouts), limiter ? rateLimited(listener, limiter, config.trustedProxies) : listener);
   // Longer than the usual load balancer idle timeout (60 s), so the balancer closes
   // idle connections first and never sends a request into one we are closing.
   server.keepAliveTimeout = 65_000;
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, node: config.nodeUrl, redis: Boolean(redis) }, 'fastcar listening');
+  // Requests Node rejects before Express sees them (oversized headers or URLs, bad
+  // syntax, too slow) still get a JSON answer.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const [status, reason, message] = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
+    const body = JSON.stringify({ code: status, message });
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+  const url = await listen(server, config.host, config.port);
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, config.metricsHost, config.metricsPort, timeouts);
+  logger.info({ url, metrics: metricsServer?.url, node: config.nodeUrl, redis: Boolean(redis) }, 'fastcar listening');
   return {
     url,
+    metricsUrl: metricsServer?.url,
     server,
     async close() {
       await following.close(); // streams never end by themselves: the server would wait on them
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await metricsServer?.close();
       limiter?.close();
       await chain.close();
       await (relayChain ? relayChain.close() : relayNode?.disconnect().catch(() => undefined));

@@ -56,7 +56,7 @@ it('answers every remark of the block through the compiled codecs, fees from the
   expect(decodeCounters.fallback).toBe(before.fallback);
   // A block this size is decoded in slices, yielding to other requests in between.
   expect(decodeCounters.pauses).toBeGreaterThan(before.pauses);
-  expect(await (await fetch(`${fastcar.url}/metrics`)).text()).toMatch(/^fastcar_blocks_decoded_compiled \d+/m);
+  expect(await (await fetch(`${fastcar.metricsUrl}/metrics`)).text()).toMatch(/^fastcar_blocks_decoded_compiled \d+/m);
 });
 
 it('answers other requests while the block is being decoded', async () => {

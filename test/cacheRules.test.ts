@@ -85,3 +85,25 @@ it('asks each fee the events did not report once, all in one wave', async () => 
   expect(kinds.filter((kind) => kind === 'preDispatch')).toHaveLength(stats.methods.state_call);
   expect(stats.waves).toBe(3);
 });
+
+it('looks each cache key up once for a cold height (with Redis, each lookup is a round trip)', async () => {
+  const looked: string[] = [];
+  const lookup = cache.get.bind(cache);
+  cache.get = (key: string) => {
+    looked.push(key);
+    return lookup(key);
+  };
+  try {
+    const height = FINALIZED - 2;
+    const [cold] = await counted(() => service.block({ kind: 'number', number: height }, query));
+    expect(cold).toMatchObject({ fromCache: false, immutable: true });
+    const times = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, keys.filter((other) => other === key).length]));
+    // The height's hash, its parent's, and the answer: each once.
+    expect(times(looked)).toEqual({ [`h:${height}`]: 1, [`h:${height - 1}`]: 1, [`b:${cold.hash}:0000`]: 1 });
+    looked.length = 0;
+    await service.block({ kind: 'number', number: height }, query);
+    expect(times(looked)).toEqual({ [`h:${height}`]: 1, [`b:${cold.hash}:0000`]: 1 });
+  } finally {
+    cache.get = lookup;
+  }
+});

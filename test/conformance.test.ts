@@ -79,7 +79,7 @@ it('matches sidecar on docs, hash ids, headers, head, ranges, single extrinsics 
   await compare('/blocks/head/header?eventDocs=true');
   await compare(`/blocks/${manifest.blocks.transfers}/header?noFees=true`);
   // Block ids as sidecar's parsing takes them: pinned so that nothing drifts.
-  for (const id of ['-0', '1.0', '%201', '1e1', '+3']) await compare(`/blocks/${id}`);
+  for (const id of ['-0', '1.0', '%201', '1e1', '+3', '0b101', '0o7', '5.0', '0005', '1e2', '0X1F']) await compare(`/blocks/${id}`);
   await compare('/blocks?range=0x1-0x5');
   await compare('/blocks?range=1.0-3');
 }, 600_000);

@@ -183,7 +183,7 @@ describe('the Grafana dashboard', () => {
     const { proxy, address } = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
     try {
       await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}?unused=1`); // counters with at least one sample
-      const exposed = `${await (await fetch(`${fastcar.url}/metrics`)).text()}\n${await (await fetch(`http://${address}/metrics`)).text()}`;
+      const exposed = `${await (await fetch(`${fastcar.metricsUrl}/metrics`)).text()}\n${await (await fetch(`http://${address}/metrics`)).text()}`;
       // Declared is enough: a labelled counter has no series until its first sample.
       const missing = [...queried].filter((name) => !new RegExp(`^(# TYPE )?${name}(\\{| )`, 'm').test(exposed));
       expect(missing).toEqual([]);
@@ -197,6 +197,6 @@ describe('the Grafana dashboard', () => {
     const compose = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
     expect(compose).toContain('./deploy/grafana/dashboards:/var/lib/grafana/dashboards');
     const prometheus = readFileSync(join(root, 'deploy', 'prometheus.yml'), 'utf8');
-    for (const target of ['fastcar-1:8080', 'fastcar-2:8080', 'rpc-proxy:9955']) expect(prometheus).toContain(target);
+    for (const target of ['fastcar-1:9100', 'fastcar-2:9100', 'rpc-proxy:9955']) expect(prometheus).toContain(target);
   });
 });

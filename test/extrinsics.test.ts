@@ -38,7 +38,7 @@ afterAll(async () => {
   await devnet?.close();
 });
 
-const metric = async (instance: Fastcar, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${instance.url}/metrics`)).text())?.[1]);
+const metric = async (instance: Fastcar, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${instance.metricsUrl}/metrics`)).text())?.[1]);
 
 async function waitForIndex(instance: Fastcar, blocks: number) {
   const deadline = Date.now() + 60_000;

@@ -174,7 +174,7 @@ it('keeps its memory flat while a slow node turns a steady load into 504s', asyn
     }
     console.log(`slow node, 4 rounds of 4 s x 100 connections: ${rounds.map((r) => `${r.requests} x 504 -> RSS ${r.rss} MB`).join(', ')}`);
     // Timed-out calls leave nothing behind: once the load stops, nothing is left pending.
-    const pending = async () => Number(/^fastcar_node_requests_pending (\d+)$/m.exec(await (await fetch(`${fastcar.url}/metrics`)).text())?.[1]);
+    const pending = async () => Number(/^fastcar_node_requests_pending (\d+)$/m.exec(await (await fetch(`${fastcar.metricsUrl}/metrics`)).text())?.[1]);
     const deadline = Date.now() + 10_000;
     while ((await pending()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await pending()).toBe(0);

@@ -79,7 +79,7 @@ describe('HTTP caching', () => {
   it('answers a finalized block again from its wire bytes: same body, headers, 304 and compressed forms', async () => {
     const path = `${fastcar.url}/blocks/${manifest.blocks.multisigApprove}?eventDocs=true`;
     const first = await getJson(path);
-    const kept = async () => Number(/^fastcar_hot_answers (\d+)$/m.exec(await (await fetch(`${fastcar.url}/metrics`)).text())?.[1]);
+    const kept = async () => Number(/^fastcar_hot_answers (\d+)$/m.exec(await (await fetch(`${fastcar.metricsUrl}/metrics`)).text())?.[1]);
     const before = await kept();
     expect(before).toBeGreaterThan(0);
     const again = await getJson(path);
@@ -100,6 +100,28 @@ describe('HTTP caching', () => {
     expect(await kept()).toBe(before);
   });
 
+
+  it('keeps one warm answer per block and options, whatever spelling asked for it', async () => {
+    const kept = async () => Number(/^fastcar_hot_answers (\d+)$/m.exec(await (await fetch(`${fastcar.metricsUrl}/metrics`)).text())?.[1]);
+    const n = manifest.blocks.batches;
+    expect(n).toBeGreaterThan(1);
+    const before = await kept();
+    // Every spelling sidecar's parsing takes for this height (asked twice, the second time warm)...
+    const spellings = [`0${n}`, `${n}.0`, `0b${n.toString(2)}`, `0o${n.toString(8)}`, `+${n}`, `${n}e0`, `/v1/blocks/${n}`, `${n}?noFees=false`, `${n}?finalizedKey=TRUE`];
+    const answers = [];
+    for (const spelling of [...spellings, ...spellings]) {
+      answers.push(await getJson(`${fastcar.url}${spelling.startsWith('/') ? spelling : `/blocks/${spelling}`}`));
+    }
+    const canonical = await getJson(`${fastcar.url}/blocks/${n}`);
+    for (const answer of answers) expect([answer.status, answer.text]).toEqual([200, canonical.text]);
+    // ... is one entry, under the canonical spelling, whose next ask is answered from it.
+    expect(await kept()).toBe(before + 1);
+    expect(cost((await getJson(`${fastcar.url}/v1/blocks/${n}`)).headers)).toEqual({ calls: 0, waves: 0, cache: 'hit' });
+    const withOptions = await kept();
+    await getJson(`${fastcar.url}/blocks/${n}?noFee=TRUE&eventDocs=false`);
+    await getJson(`${fastcar.url}/blocks/${n}?noFees=true`);
+    expect(await kept()).toBe(withOptions + 1);
+  });
 
   it('announces finalized blocks as immutable with an ETag and answers If-None-Match with 304', async () => {
     const path = `${fastcar.url}/blocks/${manifest.blocks.proxyCall}`;
@@ -191,7 +213,13 @@ describe('per-client rate limit behind one trusted balancer', () => {
     expect(refused.headers.get('cache-control')).toBe('no-store');
 
     expect((await from('192.0.2.2')).status).toBe(200);
-    expect((await from('192.0.2.1', '/health')).status).toBe(200);
+    // No path is exempt, so no query string rides an exemption: /health is limited as the rest.
+    expect((await from('192.0.2.1', '/health')).status).toBe(429);
+    expect((await from('192.0.2.1', '/health?x')).status).toBe(429);
+    expect((await from('192.0.2.1', '/metrics?x')).status).toBe(429);
+    expect((await from('192.0.2.3', '/health')).status).toBe(200);
+    // Metrics are not on the public port at all.
+    expect((await from('192.0.2.4', '/metrics')).status).toBe(404);
   });
 
   it('lets the client in again once its bucket refills', async () => {
@@ -235,7 +263,7 @@ describe('bad input', () => {
     expect(extra.text).toBe(plain.text);
     expect(extra.headers.get('x-ignored-params')).toBe('finalized, nofees');
     expect(plain.headers.get('x-ignored-params')).toBeNull();
-    const metrics = await (await fetch(`${fastcar.url}/metrics`)).text();
+    const metrics = await (await fetch(`${fastcar.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/^fastcar_ignored_query_params_total [1-9]\d*$/m);
     // A malformed value of a parameter the route uses is still refused.
     expect((await getJson(`${fastcar.url}/blocks/1?noFees=maybe&finalized=true`)).status).toBe(400);

@@ -157,7 +157,7 @@ describe('a stream', () => {
     await build([await signer.remark(2_000_000, 0xa2)]);
     const third = build();
     // Dropped at the second big block or at the next one; read again once it is, to take the final event.
-    const dropped = async () => /^fastcar_stream_clients_dropped\{reason="lagging"\} 1$/m.test(await (await fetch(`${fastcar.url}/metrics`)).text());
+    const dropped = async () => /^fastcar_stream_clients_dropped\{reason="lagging"\} 1$/m.test(await (await fetch(`${fastcar.metricsUrl}/metrics`)).text());
     const deadline = Date.now() + 60_000;
     while (!(await dropped()) && Date.now() < deadline) await settle(100);
     expect(await dropped()).toBe(true);
@@ -206,7 +206,7 @@ describe('a stream', () => {
     expect(thousand).toEqual(alone);
     const payload = many[0].events.find((event) => event.id === String(head + 2))!.data;
     expect(many.every((stream) => stream.events.find((event) => event.id === String(head + 2))!.data === payload)).toBe(true);
-    const metrics = await (await fetch(`${fastcar.url}/metrics`)).text();
+    const metrics = await (await fetch(`${fastcar.metricsUrl}/metrics`)).text();
     expect(metrics).toMatch(/^fastcar_streams_open 10\d\d$/m);
     for (const stream of many) stream.close();
     agent.destroy();

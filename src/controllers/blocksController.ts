@@ -1,43 +1,38 @@
-// HTTP for `/blocks`: parse, ask the service, shape headers. Nothing here
-// talks to the node.
+// HTTP for `/blocks`: each route reads its parameters, asks the services, and
+// returns one answer value; the writer (src/http/reply.ts) sends it. Nothing here
+// talks to the node. Routes whose id may name a relay chain block instead
+// (useRcBlock=true) declare their own answer and each included block's, and one
+// wrapper picks between them.
 import { Router, type Request, type Response } from 'express';
 
 import { answerBytes, queryKey, withFinalizedTag, type BlockAnswer, type BlockId, type BlockQuery } from '../services/blockAnswer';
-import type { BlocksService } from '../services/blocksService';
+import type { ChainServices } from '../services/chain';
 import { withEvmAddresses } from '../services/evmFormat';
 import type { Hex } from '../rpc/nodeClient';
-import type { Included, RelayBlockRef, RelayLink } from '../services/relayLink';
+import type { RelayLink } from '../services/relayLink';
 import { RELAY_SETTING } from '../config';
 import { badRequest } from '../errors';
+import { isStream, respond, type Answer, type CacheFact, type Reply, type StreamItem } from '../http/reply';
 import { BLOCK_ROUTES as ROUTES } from './blockRoutes';
-import { blockQuery, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams } from './params';
-import { sendJson, streamJsonArray } from '../http/sendJson';
+import { blockQuery, canonicalBlockPath, headerList, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams } from './params';
+import { combinedCache, relayAnswer, withRelayFields, type Piece } from './relayAnswer';
 
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
 const FORMAT_VERSION = 1;
 
-type Handler = (req: Request, res: Response) => Promise<void>;
-
-function blockEtag(answer: BlockAnswer, variant: string): string {
-  return `"${answer.hash}-${variant}-${FORMAT_VERSION}"`;
-}
-
-function paramOf(req: Request, name: string): string {
-  const value = req.params[name];
-  return typeof value === 'string' ? value : '';
-}
-
-async function* mapAsync<T, U>(items: AsyncIterable<T>, map: (item: T) => U): AsyncGenerator<U> {
-  for await (const item of items) yield map(item);
-}
+type RouteName = keyof typeof ROUTES;
+type Flags = Record<string, boolean | undefined>;
+type RelayId = BlockId | 'best' | 'finalized';
 
 export interface BlocksRouterOptions {
   /** Reject query parameters a route does not use, instead of ignoring them as sidecar does. */
   strictParams: boolean;
   /** Told how many parameters a request had that its route ignored. */
   onIgnoredParams?: (count: number) => void;
-  /** Told of every finalized block answer sent, with the URL it answered (kept for the warm path). */
-  onImmutableAnswer?: (url: string, body: Buffer, etag: string) => void;
+  /** Told of every finalized block answer sent (kept for the warm path under its `hotKey`). */
+  onImmutableAnswer?: (reply: Reply) => void;
+  /** Where this chain's routes are mounted, apart from the `/v1` alias: '' or '/rc'. */
+  mount?: string;
   /**
    * What `useRcBlock=true` reads: the link to the relay chain, 'unconfigured' when this
    * chain could have one but none was set, 'relay' on the relay chain's own routes.
@@ -45,34 +40,42 @@ export interface BlocksRouterOptions {
   relay?: RelayLink | 'unconfigured' | 'relay';
 }
 
-/** One included block's answer as sidecar lists it under useRcBlock: the answer, then the relay block it came with. */
-function withRelayFields(json: string, relayBlock: RelayBlockRef, ahTimestamp: string | undefined): string {
-  const timestamp = ahTimestamp === undefined ? '' : `,"ahTimestamp":${JSON.stringify(ahTimestamp)}`;
-  return `${json.slice(0, -1)},"rcBlockHash":"${relayBlock.hash}","rcBlockNumber":"${relayBlock.number}"${timestamp}}`;
+/**
+ * A route whose id may name a relay chain block instead (useRcBlock=true). `parse` reads
+ * what the route needs before the relay parameters are checked (so a request with
+ * several faults gets the same 400 as before); then either `own` answers on this
+ * chain, or `included` answers each block the relay block `relayId` included.
+ */
+interface RelayableRoute<P> {
+  parse(req: Request, flags: Flags): P;
+  own(req: Request, parsed: P): Promise<Reply>;
+  relayId(req: Request, parsed: P): RelayId;
+  included(parsed: P): (hash: Hex) => Promise<Piece>;
 }
 
-function relayAnswer(relayBlock: RelayBlockRef, items: Included<string>[], format: 'array' | 'object'): string {
-  const list = `[${items.map(({ value, ahTimestamp }) => withRelayFields(value, relayBlock, ahTimestamp)).join(',')}]`;
-  if (format === 'array') return list;
-  const rcBlock = JSON.stringify({ hash: relayBlock.hash, parentHash: relayBlock.parentHash, number: String(relayBlock.number) });
-  return `{"rcBlock":${rcBlock},"parachainDataPerBlock":${list}}`;
+function paramOf(req: Request, name: string): string {
+  const value = req.params[name];
+  return typeof value === 'string' ? value : '';
 }
 
-/** A relay chain block id from the path: the relay chain is asked, so a height is checked against its head there. */
+/** The block a path id names; a height past any block is the service's to refuse (it names the head). */
+function blockIdOf(raw: string): BlockId {
+  const id = parseBlockId(raw);
+  return id.kind === 'beyond' ? { kind: 'number', number: id.number } : id;
+}
+
+/** A relay chain block id from the path. */
 function relayIdOf(raw: string): BlockId {
   const id = parseBlockId(raw);
   if (id.kind === 'beyond') throw badRequest('The relay chain block number is too large.');
   return id;
 }
 
-/** Names as they may appear in a response header: plain characters, a few, short. */
-function headerList(names: string[]): string {
-  return names
-    .slice(0, 10)
-    .map((name) => name.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40))
-    .filter(Boolean)
-    .join(', ');
-}
+const byHash = (hash: Hex): BlockId => ({ kind: 'hash', hash });
+const cacheOf = (answer: Pick<BlockAnswer, 'fromCache'>): CacheFact => (answer.fromCache ? 'hit' : 'miss');
+
+/** With useEvmFormat=true, revive calls' events in EVM form; else the answer as it is. */
+const evmFormatter = (flags: Flags) => (flags.useEvmFormat ? withEvmAddresses : (json: string) => json);
 
 /** The relay chain's routes when no relay node is set: each answers what is missing. */
 export function unconfiguredRelayRouter(): Router {
@@ -83,35 +86,25 @@ export function unconfiguredRelayRouter(): Router {
   return router;
 }
 
-export function blocksRouter(service: BlocksService, options: BlocksRouterOptions = { strictParams: false }): Router {
-  const router = Router();
+export function blocksRouter(chain: ChainServices, options: BlocksRouterOptions = { strictParams: false }): Router {
+  const { ids, blocks, reads } = chain;
+  const mount = options.mount ?? '';
 
-  /** The route's flags; what it does not use is named in X-Ignored-Params (or, strict, a 400). */
-  const parseFlags = <K extends string>(req: Request, allowed: readonly K[]): Record<K, boolean | undefined> => {
-    if (req.query.useRcBlock === 'true' && !allowed.includes('useRcBlock' as K)) {
+  /** The route's flags, and what it does not use (named in X-Ignored-Params, or, strict, a 400). */
+  const readFlags = (req: Request, route: RouteName): { flags: Flags; ignoredParams?: string } => {
+    const allowed: readonly string[] = ROUTES[route].query;
+    if (req.query.useRcBlock === 'true' && !allowed.includes('useRcBlock')) {
       throw badRequest('useRcBlock is not served on this route: its id is a relay chain block already');
     }
     const flags = parseFlagsOf(req, allowed, options.strictParams);
     const ignored = unusedParams(req, allowed);
-    if (ignored.length > 0) {
-      const names = headerList(ignored);
-      if (names) req.res?.setHeader('X-Ignored-Params', names);
-      options.onIgnoredParams?.(ignored.length);
-    }
-    return flags;
+    if (ignored.length === 0) return { flags };
+    options.onIgnoredParams?.(ignored.length);
+    return { flags, ignoredParams: headerList(ignored) };
   };
-
-  const resolveId = async (raw: string) => {
-    const id = parseBlockId(raw);
-    if (id.kind === 'beyond') throw await service.beyondHead();
-    return id;
-  };
-
-  /** With useEvmFormat=true, revive calls' events in EVM form; else the answer as it is. */
-  const evmFormatter = (flags: { useEvmFormat?: boolean }) => (flags.useEvmFormat ? withEvmAddresses : (json: string) => json);
 
   /** The relay link for a request with useRcBlock=true (undefined without it), or the 400 saying why there is none. */
-  const relayFor = (flags: { useRcBlock?: boolean }, req: Request, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
+  const relayFor = (flags: Flags, req: Request, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
     if (!formats && req.query.useRcBlockFormat !== undefined) throw badRequest('useRcBlockFormat is not used on a range: the answer is one list');
     const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
     if (flags.useRcBlock !== true) return undefined;
@@ -120,131 +113,145 @@ export function blocksRouter(service: BlocksService, options: BlocksRouterOption
     return { link: options.relay, format };
   };
 
-  /** Answers `read` of each parachain block the relay block `relayId` included, as sidecar lists them. */
-  const sendIncluded = async (res: Response, relay: { link: RelayLink; format: 'array' | 'object' }, relayId: BlockId | 'best' | 'finalized', read: (hash: Hex) => Promise<string>) => {
-    const { relayBlock, items } = await relay.link.eachIncluded(relayId, read);
-    await sendJson(res, relayAnswer(relayBlock, items, relay.format), false);
-  };
-  const byHash = (hash: Hex): BlockId => ({ kind: 'hash', hash });
-  /** An included block's answer as one relay block's list item (the relay fields are added to it there). */
-  const includedBlock = (query: BlockQuery, includeTag: boolean, evm: (json: string) => string) => async (hash: Hex) =>
-    evm(withFinalizedTag(await service.blockAt(hash, query, true), includeTag));
+  /** A relayable route as a handler: its own answer, or with useRcBlock=true the included blocks' (never kept by clients: the relay block may not be final). */
+  const relayable =
+    <P>(name: RouteName, route: RelayableRoute<P>) =>
+    async (req: Request): Promise<Reply> => {
+      const { flags, ignoredParams } = readFlags(req, name);
+      const parsed = route.parse(req, flags);
+      const relay = relayFor(flags, req);
+      if (!relay) return { ...(await route.own(req, parsed)), ignoredParams };
+      const { relayBlock, items } = await relay.link.eachIncluded(route.relayId(req, parsed), route.included(parsed));
+      return { body: relayAnswer(relayBlock, items, relay.format), cache: combinedCache(items), ignoredParams };
+    };
 
-  const getBlocks: Handler = async (req, res) => {
-    const flags = parseFlags(req, ROUTES.range.query);
+  /** A block's answer as one relay block's list item (the relay fields are added to it there). */
+  const includedBlock = (query: BlockQuery, includeTag: boolean, evm: (json: string) => string) => async (hash: Hex): Promise<Piece> => {
+    const answer = await blocks.blockAt(hash, query, true);
+    return { json: evm(withFinalizedTag(answer, includeTag)), cache: cacheOf(answer) };
+  };
+
+  const range = async (req: Request): Promise<Answer> => {
+    const { flags, ignoredParams } = readFlags(req, 'range');
     const evm = evmFormatter(flags);
     const numbers = parseRange(req.query.range);
     const query = blockQuery(flags);
     const relay = relayFor(flags, req, false);
-    const stop = new AbortController();
-    res.once('close', () => stop.abort());
     if (relay) {
       // Relay chain heights: each one's included blocks in order, relay blocks with none left out (as sidecar).
-      const { link } = relay;
       const read = includedBlock(query, true, evm);
-      const items = async function* () {
-        for (const number of numbers) {
-          if (stop.signal.aborted) return;
-          const { relayBlock, items: included } = await link.eachIncluded({ kind: 'number', number }, read);
-          for (const { value, ahTimestamp } of included) yield withRelayFields(value, relayBlock, ahTimestamp);
-        }
+      return {
+        ignoredParams,
+        async *items(signal: AbortSignal): AsyncGenerator<StreamItem> {
+          for (const number of numbers) {
+            if (signal.aborted) return;
+            const { relayBlock, items } = await relay.link.eachIncluded({ kind: 'number', number }, read);
+            for (const item of items) yield { json: withRelayFields(item, relayBlock), cache: item.value.cache };
+          }
+        },
       };
-      await streamJsonArray(res, items());
-      return;
     }
-    const blocks = service.range(numbers, query, stop.signal);
-    await streamJsonArray(res, mapAsync(blocks, (answer) => evm(withFinalizedTag(answer, true))));
+    return {
+      ignoredParams,
+      async *items(signal: AbortSignal): AsyncGenerator<StreamItem> {
+        for await (const answer of blocks.range(numbers, query, signal)) yield { json: evm(withFinalizedTag(answer, true)), cache: cacheOf(answer) };
+      },
+    };
   };
 
-  const getHead: Handler = async (req, res) => {
-    const flags = parseFlags(req, ROUTES.head.query);
-    const finalizedOnly = flags.finalized !== false;
-    const query = blockQuery(flags, parseParaId(req.query.paraId));
-    const relay = relayFor(flags, req);
-    const evm = evmFormatter(flags);
-    if (relay) {
-      return sendIncluded(res, relay, finalizedOnly ? 'finalized' : 'best', includedBlock(query, true, evm));
-    }
-    const hash = await service.headHash(finalizedOnly);
-    const answer = await service.blockAt(hash, query, false);
-    // The head moves: never let a client cache what "head" means.
-    await sendJson(res, evm(withFinalizedTag({ ...answer, finalized: finalizedOnly || answer.finalized }, true)), false);
+  const head = relayable('head', {
+    parse: (req, flags) => ({ finalizedOnly: flags.finalized !== false, query: blockQuery(flags, parseParaId(req.query.paraId)), evm: evmFormatter(flags) }),
+    async own(_req, { finalizedOnly, query, evm }) {
+      const answer = await blocks.blockAt(await ids.headHash(finalizedOnly), query, false);
+      // The head moves: never let a client cache what "head" means.
+      return { body: evm(withFinalizedTag({ ...answer, finalized: finalizedOnly || answer.finalized }, true)), cache: cacheOf(answer) };
+    },
+    relayId: (_req, { finalizedOnly }) => (finalizedOnly ? 'finalized' : 'best'),
+    included: ({ query, evm }) => includedBlock(query, true, evm),
+  });
+
+  const block = relayable('block', {
+    parse: (req, flags) => ({
+      flags,
+      query: blockQuery(flags, parseParaId(req.query.paraId)),
+      includeTag: flags.finalizedKey !== false,
+      evm: evmFormatter(flags),
+    }),
+    async own(req, { flags, query, includeTag, evm }) {
+      const id = blockIdOf(paramOf(req, 'blockId'));
+      const answer = await blocks.block(id, query);
+      const useEvmFormat = flags.useEvmFormat === true;
+      const body = useEvmFormat ? Buffer.from(evm(withFinalizedTag(answer, includeTag))) : answerBytes(answer, includeTag);
+      if (!answer.immutable) return { body, cache: cacheOf(answer) };
+      const variant = `${queryKey(query)}${Number(includeTag)}${query.decodedXcmMsgs ? `-${query.paraId ?? 0}` : ''}${useEvmFormat ? '-evm' : ''}`;
+      return {
+        body,
+        cache: cacheOf(answer),
+        etag: `"${answer.hash}-${variant}-${FORMAT_VERSION}"`,
+        // Kept warm under its one canonical spelling, whichever spelling asked for it.
+        hotKey: canonicalBlockPath(mount, id, query, { includeTag, useEvmFormat }),
+      };
+    },
+    relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
+    included: ({ query, includeTag, evm }) => includedBlock(query, includeTag, evm),
+  });
+
+  const headHeader = relayable('headHeader', {
+    parse: (_req, flags) => (flags.finalized === false ? 'best' : 'finalized'),
+    own: async (_req, which) => ({ body: await reads.header(which) }),
+    relayId: (_req, which) => which,
+    included: () => async (hash) => ({ json: await reads.header(byHash(hash)) }),
+  });
+
+  const header = relayable('header', {
+    parse: () => undefined,
+    own: async (req) => ({ body: await reads.header(blockIdOf(paramOf(req, 'blockId'))) }),
+    relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
+    included: () => async (hash) => ({ json: await reads.header(byHash(hash)) }),
+  });
+
+  const extrinsicAt = async (id: BlockId, index: number, query: BlockQuery, evm: (json: string) => string): Promise<Piece> => {
+    const found = await blocks.extrinsic(id, index, query);
+    if (!found) throw badRequest('Requested `extrinsicIndex` does not exist');
+    return { json: evm(found.json), cache: cacheOf(found) };
   };
 
-  const getBlock: Handler = async (req, res) => {
-    const flags = parseFlags(req, ROUTES.block.query);
-    const query = blockQuery(flags, parseParaId(req.query.paraId));
-    const includeTag = flags.finalizedKey !== false;
-    const relay = relayFor(flags, req);
-    const evm = evmFormatter(flags);
-    if (relay) {
-      // The id is a relay chain block's; what it included may change until it is finalized: never kept by clients.
-      return sendIncluded(res, relay, relayIdOf(paramOf(req, 'blockId')), includedBlock(query, includeTag, evm));
-    }
-    const id = await resolveId(paramOf(req, 'blockId'));
-    const answer = await service.block(id, query);
-    const variant = `${queryKey(query)}${Number(includeTag)}${query.decodedXcmMsgs ? `-${query.paraId ?? 0}` : ''}${flags.useEvmFormat ? '-evm' : ''}`;
-    const body = flags.useEvmFormat ? Buffer.from(evm(withFinalizedTag(answer, includeTag))) : answerBytes(answer, includeTag);
-    const etag = blockEtag(answer, variant);
-    await sendJson(res, body, answer.immutable, etag);
-    // Only answers the URL alone determines: none that named parameters this route ignores.
-    if (answer.immutable && !res.hasHeader('X-Ignored-Params')) options.onImmutableAnswer?.(req.originalUrl, body, etag);
-  };
+  const extrinsic = relayable('extrinsic', {
+    parse: (req, flags) => ({ index: parseIndex(paramOf(req, 'extrinsicIndex')), query: blockQuery(flags), evm: evmFormatter(flags) }),
+    async own(req, { index, query, evm }) {
+      const { json, cache } = await extrinsicAt(blockIdOf(paramOf(req, 'blockId')), index, query, evm);
+      return { body: json, cache };
+    },
+    relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
+    included: ({ index, query, evm }) => (hash) => extrinsicAt(byHash(hash), index, query, evm),
+  });
 
-  const getHeadHeader: Handler = async (req, res) => {
-    const flags = parseFlags(req, ROUTES.headHeader.query);
-    const relay = relayFor(flags, req);
-    if (relay) return sendIncluded(res, relay, flags.finalized === false ? 'best' : 'finalized', (hash) => service.header(byHash(hash)));
-    await sendJson(res, await service.header(flags.finalized === false ? 'best' : 'finalized'), false);
-  };
+  const raw = relayable('raw', {
+    parse: () => undefined,
+    own: async (req) => ({ body: await reads.raw(blockIdOf(paramOf(req, 'blockId'))) }),
+    relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
+    included: () => async (hash) => ({ json: await reads.raw(byHash(hash)) }),
+  });
 
-  const getHeader: Handler = async (req, res) => {
-    const flags = parseFlags(req, ROUTES.header.query);
-    const relay = relayFor(flags, req);
-    if (relay) return sendIncluded(res, relay, relayIdOf(paramOf(req, 'blockId')), (hash) => service.header(byHash(hash)));
-    const id = await resolveId(paramOf(req, 'blockId'));
-    await sendJson(res, await service.header(id), false);
-  };
-
-  const getExtrinsic: Handler = async (req, res) => {
-    const flags = parseFlags(req, ROUTES.extrinsic.query);
-    const index = parseIndex(paramOf(req, 'extrinsicIndex'));
-    const relay = relayFor(flags, req);
-    const evm = evmFormatter(flags);
-    if (relay) return sendIncluded(res, relay, relayIdOf(paramOf(req, 'blockId')), async (hash) => evm(await service.extrinsic(byHash(hash), index, blockQuery(flags))));
-    const id = await resolveId(paramOf(req, 'blockId'));
-    await sendJson(res, evm(await service.extrinsic(id, index, blockQuery(flags))), false);
-  };
-
-  const getRaw: Handler = async (req, res) => {
-    const flags = parseFlags(req, ROUTES.raw.query);
-    const relay = relayFor(flags, req);
-    if (relay) return sendIncluded(res, relay, relayIdOf(paramOf(req, 'blockId')), (hash) => service.raw(byHash(hash)));
-    const id = await resolveId(paramOf(req, 'blockId'));
-    await sendJson(res, await service.raw(id), false);
-  };
-
-  const getParaInclusions: Handler = async (req, res) => {
-    parseFlags(req, ROUTES.paraInclusions.query);
+  const paraInclusions = async (req: Request): Promise<Reply> => {
+    const { ignoredParams } = readFlags(req, 'paraInclusions');
     const paraId = parseParaId(req.query.paraId);
-    const id = await resolveId(paramOf(req, 'blockId'));
-    const found = await service.paraInclusions(id);
+    const found = await reads.paraInclusions(blockIdOf(paramOf(req, 'blockId')));
     if (found.inclusions.length === 0) throw badRequest(`Block ${found.number} on chain ${found.specName} doesn't have the paraInclusion event`);
     const inclusions = paraId === undefined ? found.inclusions : found.inclusions.filter((inclusion) => Number(inclusion.paraId) === paraId);
-    await sendJson(res, JSON.stringify({ at: { hash: found.hash, height: String(found.number) }, inclusions }), false);
+    return { body: JSON.stringify({ at: { hash: found.hash, height: String(found.number) }, inclusions }), ignoredParams };
   };
 
-  const handlers: Record<keyof typeof ROUTES, Handler> = {
-    range: getBlocks,
-    head: getHead,
-    headHeader: getHeadHeader,
-    block: getBlock,
-    header: getHeader,
-    extrinsic: getExtrinsic,
-    raw: getRaw,
-    paraInclusions: getParaInclusions,
-  };
+  const handlers: Record<RouteName, (req: Request) => Promise<Answer>> = { range, head, headHeader, block, header, extrinsic, raw, paraInclusions };
+  const router = Router();
   // In the table's order: fixed paths (head) before the ones with a parameter.
-  for (const [name, route] of Object.entries(ROUTES)) router.get(route.path, handlers[name as keyof typeof ROUTES]);
+  for (const [name, route] of Object.entries(ROUTES)) {
+    const handler = handlers[name as RouteName];
+    router.get(route.path, async (req: Request, res: Response) => {
+      const answer = await handler(req);
+      await respond(req, res, answer);
+      if (!isStream(answer) && answer.hotKey) options.onImmutableAnswer?.(answer);
+    });
+  }
   return router;
 }

@@ -1,10 +1,11 @@
 // HTTP for following the chain: finalized blocks (or headers) as a stream, and an
 // extrinsic found by hash. Parses and checks everything before a stream opens or
-// a block is read, so a bad request costs nothing.
+// a block is read, so a bad request costs nothing; each route returns one answer
+// value, which the writer (src/http/reply.ts) sends.
 import { Router, type Request, type Response } from 'express';
 
 import { badRequest, notFound } from '../errors';
-import { sendJson } from '../http/sendJson';
+import { respond, type EventStreamReply, type Reply } from '../http/reply';
 import { SseSink } from '../http/sse';
 import type { Hex } from '../rpc/nodeClient';
 import type { BlocksService } from '../services/blocksService';
@@ -13,7 +14,7 @@ import { withEvmAddresses } from '../services/evmFormat';
 import { MAX_SEARCH_BLOCKS, type ExtrinsicIndex } from '../services/extrinsicIndex';
 import type { FinalizedFeed } from '../services/finalizedFeed';
 import { FOLLOW_ROUTES as ROUTES, type FollowQueryName } from './followRoutes';
-import { blockQuery, parseFlags, parseParaId, unusedParams } from './params';
+import { blockQuery, headerList, parseFlags, parseParaId, unusedParams } from './params';
 
 const U32_MAX = 0xffff_ffff;
 /** Parameters that carry values, not true/false. */
@@ -31,7 +32,7 @@ export interface FollowRouterOptions {
   onIgnoredParams?: (count: number) => void;
 }
 
-type Handler = (req: Request, res: Response) => Promise<void>;
+type Handler = (req: Request, res: Response) => Promise<Reply | EventStreamReply>;
 
 /** A block height in a parameter or header: a decimal whole number that fits a block number. */
 function heightOf(raw: unknown, name: string): number | undefined {
@@ -54,51 +55,44 @@ function extrinsicHashOf(raw: string): Hex {
   return raw.toLowerCase() as Hex;
 }
 
-/** Names as they may appear in a response header: plain characters, a few, short. */
-function headerList(names: string[]): string {
-  return names
-    .slice(0, 10)
-    .map((name) => name.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40))
-    .filter(Boolean)
-    .join(', ');
-}
-
 export function followRouter(parts: FollowParts, options: FollowRouterOptions): Router {
   const router = Router();
   const { streams, index, blocks, feed } = parts;
 
-  /** The route's true/false flags; parameters it does not use are named in X-Ignored-Params (strict: a 400). */
-  const flagsOf = (req: Request, allowed: readonly FollowQueryName[]) => {
+  /** The route's true/false flags, and what it does not use (named in X-Ignored-Params, or, strict, a 400). */
+  const readFlags = (req: Request, allowed: readonly FollowQueryName[]) => {
     if (req.query.useRcBlock === 'true') throw badRequest('useRcBlock is not served on this route: it follows this chain\'s own finalized blocks');
     const query = Object.fromEntries(Object.entries(req.query).filter(([name]) => !(VALUED.includes(name) && allowed.includes(name as FollowQueryName))));
     const flags = parseFlags({ query } as unknown as Request, allowed.filter((name) => !VALUED.includes(name)), options.strictParams);
     const ignored = unusedParams(req, allowed);
-    if (ignored.length > 0) {
-      const names = headerList(ignored);
-      if (names) req.res?.setHeader('X-Ignored-Params', names);
-      options.onIgnoredParams?.(ignored.length);
-    }
-    return flags;
+    if (ignored.length === 0) return { flags };
+    options.onIgnoredParams?.(ignored.length);
+    return { flags, ignoredParams: headerList(ignored) };
   };
 
-  const openStream = async (req: Request, res: Response, streamOptions: StreamOptions) => {
+  const openStream = async (req: Request, streamOptions: StreamOptions, ignoredParams: string | undefined): Promise<EventStreamReply> => {
     const start = startOf(req);
     streams.admit();
-    const head = await streams.defaultStart();
-    const sink = new SseSink(res);
-    sink.open(start ?? head);
-    streams.subscribe(streamOptions, start ?? head, sink);
+    const from = start ?? (await streams.defaultStart());
+    return {
+      ignoredParams,
+      events(res) {
+        const sink = new SseSink(res);
+        sink.open(from);
+        streams.subscribe(streamOptions, from, sink);
+      },
+    };
   };
 
-  const getBlockStream: Handler = async (req, res) => {
-    const flags = flagsOf(req, ROUTES.blockStream.query);
+  const getBlockStream: Handler = async (req) => {
+    const { flags, ignoredParams } = readFlags(req, ROUTES.blockStream.query);
     const query = blockQuery(flags, parseParaId(req.query.paraId));
-    await openStream(req, res, { kind: 'blocks', query, includeTag: flags.finalizedKey !== false, evm: flags.useEvmFormat === true });
+    return openStream(req, { kind: 'blocks', query, includeTag: flags.finalizedKey !== false, evm: flags.useEvmFormat === true }, ignoredParams);
   };
 
-  const getHeaderStream: Handler = async (req, res) => {
-    flagsOf(req, ROUTES.headerStream.query);
-    await openStream(req, res, { kind: 'headers', query: blockQuery({}), includeTag: true, evm: false });
+  const getHeaderStream: Handler = async (req) => {
+    const { ignoredParams } = readFlags(req, ROUTES.headerStream.query);
+    return openStream(req, { kind: 'headers', query: blockQuery({}), includeTag: true, evm: false }, ignoredParams);
   };
 
   /** The heights searched when the index is asked, as a 404 names them. */
@@ -111,7 +105,7 @@ export function followRouter(parts: FollowParts, options: FollowRouterOptions): 
   };
 
   const getExtrinsic: Handler = async (req, res) => {
-    const flags = flagsOf(req, ROUTES.extrinsicByHash.query);
+    const { flags, ignoredParams } = readFlags(req, ROUTES.extrinsicByHash.query);
     const hash = extrinsicHashOf(typeof req.params.extrinsicHash === 'string' ? req.params.extrinsicHash : '');
     const from = heightOf(req.query.from, 'from');
     const to = heightOf(req.query.to, 'to');
@@ -132,10 +126,12 @@ export function followRouter(parts: FollowParts, options: FollowRouterOptions): 
       searched = `${indexWindow()}; search other heights with ?from=&to=`;
     }
     if (!place) throw notFound(`Extrinsic ${hash} was not found in ${searched}.`);
-    const answer = await blocks.extrinsic({ kind: 'number', number: place.height }, place.index, blockQuery(flags));
-    const shown = JSON.parse(flags.useEvmFormat ? withEvmAddresses(answer) : answer) as { at: { height: string; hash: string }; extrinsics: unknown };
+    const found = await blocks.extrinsic({ kind: 'number', number: place.height }, place.index, blockQuery(flags));
+    // The index names only extrinsics it read from the finalized block itself.
+    if (!found) throw notFound(`Extrinsic ${hash} was not found in finalized block ${place.height}.`);
+    const shown = JSON.parse(flags.useEvmFormat ? withEvmAddresses(found.json) : found.json) as { at: { height: string; hash: string }; extrinsics: unknown };
     const body = { blockNumber: shown.at.height, blockHash: shown.at.hash, index: String(place.index), extrinsic: shown.extrinsics };
-    await sendJson(res, JSON.stringify(body), false);
+    return { body: JSON.stringify(body), cache: found.fromCache ? 'hit' : 'miss', ignoredParams };
   };
 
   const handlers: Record<keyof typeof ROUTES, Handler> = {
@@ -143,6 +139,9 @@ export function followRouter(parts: FollowParts, options: FollowRouterOptions): 
     headerStream: getHeaderStream,
     extrinsicByHash: getExtrinsic,
   };
-  for (const [name, route] of Object.entries(ROUTES)) router.get(route.path, handlers[name as keyof typeof ROUTES]);
+  for (const [name, route] of Object.entries(ROUTES)) {
+    const handler = handlers[name as keyof typeof ROUTES];
+    router.get(route.path, async (req: Request, res: Response) => respond(req, res, await handler(req, res)));
+  }
   return router;
 }

@@ -71,6 +71,16 @@ export function parseRcBlockFormat(raw: unknown, useRcBlock: boolean): 'array' |
 
 const nameOf = (name: string) => (name === 'noFee' ? 'noFees' : name);
 
+/** Names as they may appear in a response header: plain characters, a few, short. */
+export function headerList(names: string[]): string | undefined {
+  const list = names
+    .slice(0, 10)
+    .map((name) => name.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40))
+    .filter(Boolean)
+    .join(', ');
+  return list || undefined;
+}
+
 /** The query parameters a route does not use (sidecar ignores them). */
 export function unusedParams(req: Request, allowed: readonly string[]): string[] {
   return Object.keys(req.query).filter((name) => !allowed.includes(nameOf(name)));
@@ -117,4 +127,30 @@ export function blockQuery(
     decodedXcmMsgs: flags.decodedXcmMsgs === true,
     paraId,
   };
+}
+
+/**
+ * The one spelling of a block answer's URL: the height in decimal or the hash in lower
+ * case, then only the options that change the answer, in the route's order, spelled
+ * `name=true|false` with the alias resolved. Every spelling sidecar's parsing accepts
+ * (`0005`, `5.0`, `0b101`, `noFee=TRUE`, `noFees=false`, ...) answers the same bytes as
+ * this one, and this is the only one kept as a warm answer: one entry per block and options.
+ */
+export function canonicalBlockPath(
+  mount: string,
+  id: BlockId,
+  query: BlockQuery,
+  options: { includeTag: boolean; useEvmFormat: boolean },
+): string {
+  const set: string[] = [];
+  if (query.eventDocs) set.push('eventDocs=true');
+  if (query.extrinsicDocs) set.push('extrinsicDocs=true');
+  if (query.noFees) set.push('noFees=true');
+  if (!options.includeTag) set.push('finalizedKey=false');
+  if (query.decodedXcmMsgs) set.push('decodedXcmMsgs=true');
+  // paraId filters only the XCM messages, and 0 filters nothing.
+  if (query.decodedXcmMsgs && query.paraId) set.push(`paraId=${query.paraId}`);
+  if (options.useEvmFormat) set.push('useEvmFormat=true');
+  const path = `${mount}/blocks/${id.kind === 'number' ? id.number : id.hash}`;
+  return set.length === 0 ? path : `${path}?${set.join('&')}`;
 }

@@ -7,8 +7,8 @@ import type { Codec } from '@polkadot/types-codec/types';
 import { isObject, stringCamelCase } from '@polkadot/util';
 import BN from 'bn.js';
 
-import type { JsonValue } from './json';
-import { ss58 } from './ss58';
+import { mapKeyOf, type JsonValue } from './json';
+import { ss58, ss58PrefixOf } from './ss58';
 
 export type { JsonValue };
 
@@ -22,7 +22,7 @@ function hasToJson(value: unknown): value is { toJSON(): unknown } {
 
 /** The account's ss58 address in its registry's format. */
 function ss58Of(account: GenericAccountId): string {
-  return ss58(account.toU8a(), account.registry.chainSS58 ?? 42);
+  return ss58(account.toU8a(), ss58PrefixOf(account.registry));
 }
 
 function codecToJson(value: Codec): JsonValue {
@@ -59,7 +59,7 @@ function mapToJson(map: Map<unknown, unknown>): JsonValue {
   const out: { [key: string]: JsonValue } = {};
   map.forEach((value, key) => {
     const plainKey = toSidecarJson(key);
-    out[typeof plainKey === 'object' ? JSON.stringify(plainKey) : String(plainKey)] = toSidecarJson(value);
+    out[mapKeyOf(plainKey)] = toSidecarJson(value);
   });
   return out;
 }

@@ -15,7 +15,7 @@ import { stringCamelCase } from '@polkadot/util';
 import { toSidecarJson } from './codecJson';
 import { ByteReader, DecodeError } from './reader';
 import { ss58At } from './ss58';
-import type { JsonValue } from './json';
+import { mapKeyOf, type JsonValue } from './json';
 
 export type Decoder = (reader: ByteReader) => JsonValue;
 
@@ -275,7 +275,7 @@ export class TypeCompiler {
       const out: { [key: string]: JsonValue } = {};
       for (let i = 0; i < count; i++) {
         const plainKey = key(reader);
-        out[typeof plainKey === 'object' ? JSON.stringify(plainKey) : String(plainKey)] = value(reader);
+        out[mapKeyOf(plainKey)] = value(reader);
       }
       return out;
     };
@@ -342,10 +342,13 @@ function text(reader: ByteReader): string {
   return reader.buffer.toString('utf8', at, at + length);
 }
 
+/** An immortal transaction's era, as polkadot.js prints it. */
+export const IMMORTAL_ERA: JsonValue = { immortalEra: '0x00' };
+
 /** A transaction's era as polkadot.js prints it: the immortal byte, or period and phase. */
 function era(reader: ByteReader): JsonValue {
   const first = reader.u8();
-  if (first === 0) return { immortalEra: '0x00' };
+  if (first === 0) return IMMORTAL_ERA;
   const encoded = first + (reader.u8() << 8);
   const period = 2 << encoded % 16;
   const quantizeFactor = Math.max(period >> 12, 1);

@@ -35,10 +35,13 @@ interface EngineItem {
   data: Uint8Array;
 }
 
+/** A digest item as a block answer lists it. */
+export type DigestLog = { type: string; index: string; value: JsonValue };
+
 export interface HeaderReading {
   hash: string;
   number: number;
-  fields: Omit<HeaderFields, 'authorId'>;
+  fields: Omit<HeaderFields, 'authorId' | 'logs'> & { logs: DigestLog[] };
   engineItems: EngineItem[];
 }
 
@@ -63,7 +66,7 @@ export function readHeader(header: RpcHeaderJson): HeaderReading | undefined {
   if (!HASH_HEX.test(parentHash) || !HASH_HEX.test(stateRoot) || !HASH_HEX.test(extrinsicsRoot)) return undefined;
   const number = Number.parseInt(header.number, 16);
   if (!Number.isSafeInteger(number) || number < 0 || number > 0xffffffff) return undefined;
-  const logs: JsonValue[] = [];
+  const logs: DigestLog[] = [];
   const engineItems: EngineItem[] = [];
   const encodedLogs: Uint8Array[] = [];
   for (const logHex of header.digest.logs) {
@@ -122,36 +125,44 @@ const AURA = 'aura';
 const BABE = 'BABE';
 const AUTHOR_IS_DATA = new Set(['pow_', 'nmbs']);
 
-type AuthorOutcome = { index: number } | 'none' | 'decline';
+/**
+ * What this reading makes of a header's author: the validator it names, none, or
+ * declined (polkadot.js must decide: an engine whose data is the author itself, or
+ * data this reading does not know).
+ */
+export type AuthorReading = { kind: 'author'; address: string } | { kind: 'none' } | { kind: 'declined' };
+
+type ItemAuthor = { kind: 'index'; index: number } | { kind: 'none' } | { kind: 'declined' };
+const NONE = { kind: 'none' } as const;
+const DECLINED = { kind: 'declined' } as const;
 
 /**
  * Which validator an engine item names, the way polkadot.js reads it: aura's slot
  * modulo the validator count, babe's authority index. Engines whose data is the
  * author itself (PoW, Nimbus) are declined: polkadot.js prints those.
  */
-function authorOf(item: EngineItem, validatorCount: number): AuthorOutcome {
+function authorOf(item: EngineItem, validatorCount: number): ItemAuthor {
   const engine = Buffer.from(item.engine).toString('latin1');
-  if (AUTHOR_IS_DATA.has(engine)) return 'decline';
-  if (validatorCount === 0) return 'none';
+  if (AUTHOR_IS_DATA.has(engine)) return DECLINED;
+  if (validatorCount === 0) return NONE;
   if (engine === AURA) {
-    if (item.data.length < 8) return 'decline';
+    if (item.data.length < 8) return DECLINED;
     const slot = Buffer.from(item.data.buffer, item.data.byteOffset, 8).readBigUInt64LE();
-    return { index: Number(slot % BigInt(validatorCount)) };
+    return { kind: 'index', index: Number(slot % BigInt(validatorCount)) };
   }
   if (engine === BABE) {
     // Four variants, each led by a u32 authority index; any other first byte is not a pre-digest.
-    if (item.data.length < 5 || item.data[0] > 3) return 'decline';
-    return { index: Buffer.from(item.data.buffer, item.data.byteOffset + 1, 4).readUInt32LE() };
+    if (item.data.length < 5 || item.data[0] > 3) return DECLINED;
+    return { kind: 'index', index: Buffer.from(item.data.buffer, item.data.byteOffset + 1, 4).readUInt32LE() };
   }
-  return 'none';
+  return NONE;
 }
 
 /**
- * The block's author as an ss58 address (undefined: none found), or 'decline' where
- * polkadot.js must decide. Order as polkadot.js: every pre-runtime item, then the
- * first consensus item, then the first seal.
+ * The block's author as an ss58 address. Order as polkadot.js: every pre-runtime
+ * item, then the first consensus item, then the first seal.
  */
-export function authorId(reading: HeaderReading, validators: Buffer, prefix: number): string | undefined | 'decline' {
+export function authorId(reading: HeaderReading, validators: Buffer, prefix: number): AuthorReading {
   const count = validators.length / 32;
   const candidates = [
     ...reading.engineItems.filter((item) => item.kind === 'PreRuntime'),
@@ -160,8 +171,8 @@ export function authorId(reading: HeaderReading, validators: Buffer, prefix: num
   ];
   for (const item of candidates) {
     const outcome = authorOf(item, count);
-    if (outcome === 'decline') return 'decline';
-    if (outcome !== 'none' && outcome.index < count) return ss58At(validators, outcome.index * 32, 32, prefix);
+    if (outcome.kind === 'declined') return outcome;
+    if (outcome.kind === 'index' && outcome.index < count) return { kind: 'author', address: ss58At(validators, outcome.index * 32, 32, prefix) };
   }
-  return undefined;
+  return NONE;
 }

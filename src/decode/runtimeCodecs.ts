@@ -7,9 +7,10 @@ import { TypeDefInfo, type TypeDef } from '@polkadot/types-create/types';
 import { stringCamelCase, u8aToHex } from '@polkadot/util';
 
 import { argToJson } from './codecJson';
-import { listOf, TypeCompiler, type Decoder } from './compile';
-import type { JsonValue } from './json';
+import { IMMORTAL_ERA, listOf, TypeCompiler, type Decoder } from './compile';
+import { docsText, type JsonValue } from './json';
 import { ByteReader, DecodeError } from './reader';
+import { ss58PrefixOf } from './ss58';
 
 /** Thrown for what this reading does not cover; the block is then read by polkadot.js. */
 export class UnsupportedFormat extends Error {}
@@ -57,8 +58,6 @@ export interface DecodedEvent {
   data: JsonValue[];
 }
 
-const IMMORTAL = { immortalEra: '0x00' };
-
 export class RuntimeCodecs {
   readonly compiler: TypeCompiler;
   private readonly calls: (CallEntry | undefined)[] = new Array(256 * 256);
@@ -71,7 +70,7 @@ export class RuntimeCodecs {
   constructor(private readonly registry: TypeRegistry) {
     this.compiler = new TypeCompiler({
       registry,
-      ss58Prefix: registry.chainSS58 ?? 42,
+      ss58Prefix: ss58PrefixOf(registry),
       nestedCall: (reader) => this.nestedCall(reader),
     });
     const metadata = registry.metadata;
@@ -103,7 +102,7 @@ export class RuntimeCodecs {
           const entry: EventEntry = {
             pallet: section,
             method: variant.name.toString(),
-            docs: joinLines(variant.docs),
+            docs: docsText(variant.docs),
             // Compiled on first use: most of a runtime's events never appear.
             get fields() {
               return (fields ??= types.map((type) => compiler.decoderOf(type)));
@@ -125,11 +124,11 @@ export class RuntimeCodecs {
     if ((version & 0x80) === 0) {
       const call = this.topCall(reader);
       expectEnd(reader);
-      return { call, signature: null, nonce: null, tip: null, era: IMMORTAL };
+      return { call, signature: null, nonce: null, tip: null, era: IMMORTAL_ERA };
     }
     const signer = this.address(reader);
     const signature = variantPayload(this.signature(reader));
-    let era: JsonValue = IMMORTAL;
+    let era: JsonValue = IMMORTAL_ERA;
     let nonce: JsonValue = '0';
     let tip: JsonValue = '0';
     for (const extension of this.extensions) {
@@ -226,7 +225,7 @@ export class RuntimeCodecs {
     const entry = {
       pallet: found.section,
       method: found.method,
-      docs: joinLines(found.meta.docs),
+      docs: docsText(found.meta.docs),
       // Compiled on first use of the call.
       get topArgs() {
         return (top ??= fields.map(({ name, type }) => ({ name, decode: topArg(name, type) })));
@@ -310,10 +309,6 @@ function variantPayload(value: JsonValue): JsonValue {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const keys = Object.keys(value);
   return keys.length === 1 ? (value[keys[0]] ?? null) : value;
-}
-
-function joinLines(lines: readonly { toString(): string }[]): string {
-  return lines.map((line) => line.toString()).join('\n');
 }
 
 function expectEnd(reader: ByteReader): void {

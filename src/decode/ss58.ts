@@ -44,6 +44,13 @@ export function ss58At(buffer: Buffer, start: number, length: number, prefix: nu
   return lookup(buffer, start, length, prefix).address;
 }
 
+/** The address format a chain's registry names (its `ss58Format` property), else the generic one. */
+export function ss58PrefixOf(registry: { chainSS58?: number }): number {
+  return registry.chainSS58 ?? GENERIC_SS58_PREFIX;
+}
+
+const GENERIC_SS58_PREFIX = 42;
+
 /** The address of `bytes` under `prefix`. */
 export function ss58(bytes: Uint8Array, prefix: number): string {
   return ss58At(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, bytes.byteLength, prefix);

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import express, { Router } from 'express';
 
 import { openApiDocument } from './openapi';
+import { respond, type Reply } from './reply';
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -29,9 +30,14 @@ export function docsRouter(version: string): Router {
   // The folder only: requiring the package's index would run its whole browser bundle
   // in this process (a third of a second at start, and the heap it leaves).
   const assets = dirname(require.resolve('swagger-ui-dist/package.json'));
-  router.get('/openapi.json', (_req, res) => res.type('application/json').setHeader('Cache-Control', 'no-cache').send(document));
-  router.get('/docs', (_req, res) => res.type('html').send(PAGE));
-  router.get('/docs/start.js', (_req, res) => res.type('application/javascript').send(START));
+  // Served again after an upgrade: cached, but checked.
+  const fixed = (body: string, contentType: string): Reply => ({ body: Buffer.from(body), contentType, cacheControl: 'no-cache' });
+  const answers: Record<string, Reply> = {
+    '/openapi.json': fixed(document, 'application/json; charset=utf-8'),
+    '/docs': fixed(PAGE, 'text/html; charset=utf-8'),
+    '/docs/start.js': fixed(START, 'application/javascript; charset=utf-8'),
+  };
+  for (const [path, reply] of Object.entries(answers)) router.get(path, (req, res) => respond(req, res, reply));
   router.use('/docs/assets', express.static(assets, { index: false, maxAge: '1h' }));
   return router;
 }

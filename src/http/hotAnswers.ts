@@ -1,40 +1,67 @@
-// Finalized block answers, kept as the bytes that go on the wire, with their
-// headers, and answered before Express sees the request: no router, no
-// middleware stack, no string building, no per-request compression. What a
-// bare `http.createServer` does, plus the log line and the metric. The cache
-// behind the service stays the source of truth; this holds only answers already
-// sent once, by the exact URL they were asked under, within a byte budget.
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+// Finalized block answers, kept as the bytes that go on the wire, and answered
+// before Express sees the request: no router, no middleware stack, no string
+// building, no per-request compression. What a bare `http.createServer` does,
+// plus the log line and the metric. The cache behind the service stays the source
+// of truth; this holds only answers already sent once, under the one canonical
+// spelling of their URL (others go through Express and are answered from the
+// cache behind it), within a byte budget. They are written by the same writer
+// as every other answer (reply.ts).
+import type { RequestListener } from 'node:http';
 import { LRUCache } from 'lru-cache';
 
-import type { Logger } from '../logger';
-import type { Metrics } from '../metrics';
-import { arrivedAt } from './requestPacer';
-import { compress, IMMUTABLE, MIN_COMPRESS_BYTES, pickEncoding, type Encoding } from './sendJson';
+import type { Encoding } from './compression';
+import { compress } from './compression';
+import { sendReply, type Account, type Reply } from './reply';
+import type { RequestLog } from './requestLog';
 
-interface HotAnswer {
+/** A kept answer: its bytes as first sent, its ETag, and its compressed forms once made. */
+interface HotAnswer extends Reply {
   body: Buffer;
   etag: string;
-  /** Compressed copies, made the first time a client asks for one. */
-  encoded: Partial<Record<Encoding, Buffer>>;
+  forms: Partial<Record<Encoding, Buffer>>;
 }
 
 /** The route label the metrics give these answers, as Express would. */
 const ROUTE = '/blocks/:blockId';
 
+/** `/v1/...` answers as the same path without the prefix: one entry for both. */
+function keyOf(url: string): string {
+  return url.startsWith('/v1/') ? url.slice(3) : url;
+}
+
+function sizeOf(answer: HotAnswer, key: string): number {
+  return answer.body.length + key.length + (answer.forms.br?.length ?? 0) + (answer.forms.gzip?.length ?? 0);
+}
+
 export class HotAnswers {
   private readonly answers: LRUCache<string, HotAnswer>;
 
   constructor(maxBytes: number) {
-    this.answers = new LRUCache({
-      maxSize: Math.max(1, maxBytes),
-      sizeCalculation: (answer, url) => answer.body.length + url.length + (answer.encoded.br?.length ?? 0) + (answer.encoded.gzip?.length ?? 0),
-    });
+    this.answers = new LRUCache({ maxSize: Math.max(1, maxBytes), sizeCalculation: sizeOf });
   }
 
-  /** Keeps a finalized answer just sent for `url` (its bytes as sent, not copied). */
-  remember(url: string, body: Buffer, etag: string): void {
-    if (!this.answers.has(url)) this.answers.set(url, { body, etag, encoded: {} });
+  /** Keeps a finalized answer just sent, under its canonical URL (its bytes as sent, not copied). */
+  remember(reply: Reply): void {
+    const { hotKey, etag } = reply;
+    if (hotKey === undefined || etag === undefined || this.answers.has(hotKey)) return;
+    const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+    const answer: HotAnswer = {
+      body,
+      etag,
+      cache: 'hit',
+      forms: {},
+      // Compressed once, harder than a one-off answer is, and counted in the budget once made.
+      encoded: async (encoding) => {
+        const known = answer.forms[encoding];
+        if (known) return known;
+        const made = await compress(body, encoding, 'kept');
+        answer.forms[encoding] = made;
+        // Set again (as a new value: the same one is not re-measured) so the budget counts it.
+        if (this.answers.peek(hotKey)?.forms === answer.forms) this.answers.set(hotKey, { ...answer });
+        return made;
+      },
+    };
+    this.answers.set(hotKey, answer);
   }
 
   get entries(): number {
@@ -42,41 +69,14 @@ export class HotAnswers {
   }
 
   /** `next`, with the answers kept here served first. */
-  listener(next: RequestListener, metrics: Metrics, logger: Logger): RequestListener {
+  listener(next: RequestListener, requestLog: RequestLog): RequestListener {
     return (req, res) => {
-      const answer = req.method === 'GET' && req.url ? this.answers.get(req.url) : undefined;
+      const answer = req.method === 'GET' && req.url ? this.answers.get(keyOf(req.url)) : undefined;
       if (!answer) return next(req, res);
-      this.send(req, res, answer)
-        .then((status) => this.account(req, status, metrics, logger))
+      const account: Account = { rpcCalls: 0, waves: 0 };
+      sendReply(req, res, answer, account)
+        .then((status) => requestLog.record(req, status, ROUTE, account))
         .catch(() => res.destroy());
     };
-  }
-
-  private async send(req: IncomingMessage, res: ServerResponse, answer: HotAnswer): Promise<number> {
-    const ifNoneMatch = req.headers['if-none-match'];
-    if (ifNoneMatch && ifNoneMatch.split(/\s*,\s*/).includes(answer.etag)) {
-      res.writeHead(304, ['Cache-Control', IMMUTABLE, 'ETag', answer.etag, 'X-Rpc-Calls', '0', 'X-Rpc-Waves', '0', 'X-Cache', 'hit']).end();
-      return 304;
-    }
-    let body = answer.body;
-    const encoding = body.length >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
-    if (encoding) {
-      const encoded = answer.encoded[encoding] ?? (answer.encoded[encoding] = await compress(body, encoding, 'kept'));
-      body = encoded;
-    }
-    const headers = ['Content-Type', 'application/json; charset=utf-8', 'Cache-Control', IMMUTABLE, 'ETag', answer.etag, 'Content-Length', String(body.length)];
-    if (answer.body.length >= MIN_COMPRESS_BYTES) headers.push('Vary', 'Accept-Encoding');
-    if (encoding) headers.push('Content-Encoding', encoding);
-    headers.push('X-Rpc-Calls', '0', 'X-Rpc-Waves', '0', 'X-Cache', 'hit');
-    res.writeHead(200, headers).end(body);
-    return 200;
-  }
-
-  private account(req: IncomingMessage, status: number, metrics: Metrics, logger: Logger): void {
-    const ms = Number(process.hrtime.bigint() - arrivedAt(req)) / 1e6;
-    metrics.requests.observe({ route: ROUTE, status: String(status) }, ms / 1000);
-    if (logger.isLevelEnabled('info')) {
-      logger.info({ method: 'GET', url: req.url?.slice(0, 300), status, ms: Math.round(ms * 10) / 10, rpcCalls: 0, waves: 0, cache: 'hit' }, 'request');
-    }
   }
 }

@@ -149,14 +149,14 @@ export function openApiDocument(version: string): Record<string, unknown> {
   paths['/health'] = {
     get: {
       operationId: 'health',
-      summary: 'Whether the node answers, the finalized height, cache figures',
+      summary: 'Whether the node answers, the finalized height, cache figures (read at most once a second)',
       responses: {
         200: { description: 'Healthy', content: { 'application/json': { schema: ref('Health') } } },
         503: { description: 'The node is unavailable', content: { 'application/json': { schema: ref('Health') } } },
+        429: errorAnswer('Over the per-client rate limit', { 'Retry-After': header('Seconds to wait', { type: 'integer' }) }),
       },
     },
   };
-  paths['/metrics'] = { get: { operationId: 'metrics', summary: 'Prometheus metrics', responses: { 200: { description: 'Prometheus text format', content: { 'text/plain': {} } } } } };
   return {
     openapi: '3.1.0',
     info: {

@@ -61,13 +61,14 @@ export function clientAddress(req: IncomingMessage, trustedHops: number): string
   return hops[hops.length - trustedHops] || peer;
 }
 
-const UNLIMITED = new Set(['/health', '/metrics']);
-
-/** `listener` behind the limiter; refused requests get a JSON 429 with Retry-After. */
+/**
+ * `listener` behind the limiter; refused requests get a JSON 429 with Retry-After. No
+ * path is exempt (a path exemption is one any query string can ride): `/health` is
+ * cheap, and a balancer's checks come far below any sensible limit.
+ */
 export function rateLimited(listener: RequestListener, limiter: RateLimiter, trustedHops: number): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
-    const path = req.url?.split('?', 1)[0] ?? '';
-    const wait = UNLIMITED.has(path) ? 0 : limiter.take(clientAddress(req, trustedHops));
+    const wait = limiter.take(clientAddress(req, trustedHops));
     if (wait === 0) return listener(req, res);
     const body = JSON.stringify({ code: 429, message: 'Too many requests from this address; retry shortly.' });
     res.writeHead(429, {

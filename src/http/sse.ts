@@ -26,18 +26,11 @@ export const sseFrames: StreamFrames = {
   heartbeat: Buffer.from(':\n\n'),
 };
 
-/** A stream over an HTTP response; `open` sends the headers and the first lines. */
+/** A stream over an HTTP response whose headers the reply writer sent (http/reply.ts); `open` sends the first lines. */
 export class SseSink implements StreamSink {
   constructor(private readonly res: ServerResponse) {}
 
   open(start: number): void {
-    this.res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      // nginx (and balancers that follow it) pass the stream on as it comes instead of buffering it.
-      'X-Accel-Buffering': 'no',
-    });
-    this.res.socket?.setNoDelay(true);
     this.res.write(`retry: ${RETRY_MS}\n: finalized blocks from ${start}\n\n`);
   }
 

@@ -17,6 +17,25 @@ export interface ProxyLimits {
   /** Time for an HTTP client to send its headers, and its whole request. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** UTF-8 bytes of one call's answer, and of one batch's answers together; past them a call gets -32008. */
+  maxAnswerBytes: number;
+  maxBatchAnswerBytes: number;
+  /** Answer bytes waiting to go out to one connection before its calls wait and it is not read. */
+  maxUnsentBytesPerConnection: number;
+  /** A connection whose waiting answers make no progress this long is closed. */
+  sendTimeoutMs: number;
+  /** WebSocket pings; a socket that has not answered the last one when the next is due is closed. */
+  pingIntervalMs: number;
+  /** A WebSocket that sends nothing and holds no subscription this long is closed. */
+  idleTimeoutMs: number;
+  /** Connections of one client address (TCP, or WebSockets behind trusted balancers). */
+  maxConnectionsPerClient: number;
+  /** Balancers in front that append X-Forwarded-For: the client address is read from it. */
+  trustedProxies: number;
+  /** Calls of one client address in flight, over all its connections (those whose client left included, until the node is done). */
+  maxInFlightPerClient: number;
+  /** Subscriptions of one client address, over all its connections. */
+  maxSubscriptionsPerClient: number;
 }
 
 export interface ProxyConfig extends ProxyLimits {
@@ -26,6 +45,10 @@ export interface ProxyConfig extends ProxyLimits {
   cacheMaxBytes: number;
   maxBodyBytes: number;
   maxConcurrentPerUpstream: number;
+  /** Subscriptions one connection to a node holds before another connection is opened (a node allows 1024). */
+  maxSubscriptionsPerUpstreamConnection: number;
+  /** Connections to one node for subscriptions, the first (which also carries calls) included. */
+  maxUpstreamConnections: number;
   timeoutMs: number;
   retries: number;
   maxLagBlocks: number;
@@ -44,6 +67,8 @@ const DEFAULTS: ProxyConfig = {
   cacheMaxBytes: 512 * 1024 * 1024,
   maxBodyBytes: 16 * 1024 * 1024,
   maxConcurrentPerUpstream: 256,
+  maxSubscriptionsPerUpstreamConnection: 1024,
+  maxUpstreamConnections: 8,
   timeoutMs: 30_000,
   retries: 2,
   maxLagBlocks: 10,
@@ -56,6 +81,17 @@ const DEFAULTS: ProxyConfig = {
   maxConnections: 4096,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  // A block's answer can be ~10 MB (the node's own cap is 15 MB); this devnet's metadata is 1.2 MB.
+  maxAnswerBytes: 16 * 1024 * 1024,
+  maxBatchAnswerBytes: 32 * 1024 * 1024,
+  maxUnsentBytesPerConnection: 4 * 1024 * 1024,
+  sendTimeoutMs: 30_000,
+  pingIntervalMs: 30_000,
+  idleTimeoutMs: 300_000,
+  maxConnectionsPerClient: 64,
+  trustedProxies: 0,
+  maxInFlightPerClient: 64,
+  maxSubscriptionsPerClient: 1024,
   allowMethods: [],
   denyMethods: [],
 };
@@ -81,11 +117,29 @@ const NUMBERS: [keyof ProxyConfig, string][] = [
   ['maxConnections', 'PROXY_MAX_CONNECTIONS'],
   ['headersTimeoutMs', 'PROXY_HEADERS_TIMEOUT_MS'],
   ['requestTimeoutMs', 'PROXY_REQUEST_TIMEOUT_MS'],
+  ['maxAnswerBytes', 'PROXY_MAX_ANSWER_BYTES'],
+  ['maxBatchAnswerBytes', 'PROXY_MAX_BATCH_ANSWER_BYTES'],
+  ['maxUnsentBytesPerConnection', 'PROXY_MAX_UNSENT_BYTES_PER_CONNECTION'],
+  ['sendTimeoutMs', 'PROXY_SEND_TIMEOUT_MS'],
+  ['pingIntervalMs', 'PROXY_PING_INTERVAL_MS'],
+  ['idleTimeoutMs', 'PROXY_IDLE_TIMEOUT_MS'],
+  ['maxConnectionsPerClient', 'PROXY_MAX_CONNECTIONS_PER_CLIENT'],
+  ['trustedProxies', 'PROXY_TRUSTED_PROXIES'],
+  ['maxInFlightPerClient', 'PROXY_MAX_IN_FLIGHT_PER_CLIENT'],
+  ['maxSubscriptionsPerClient', 'PROXY_MAX_SUBSCRIPTIONS_PER_CLIENT'],
+  ['maxSubscriptionsPerUpstreamConnection', 'PROXY_MAX_SUBSCRIPTIONS_PER_UPSTREAM_CONNECTION'],
+  ['maxUpstreamConnections', 'PROXY_MAX_UPSTREAM_CONNECTIONS'],
 ];
 const LISTS: [keyof ProxyConfig, string][] = [
   ['allowMethods', 'PROXY_ALLOW_METHODS'],
   ['denyMethods', 'PROXY_DENY_METHODS'],
 ];
+
+const AT_LEAST_ONE = [
+  'maxBatchSize', 'maxInFlightPerConnection', 'maxQueuedPerConnection', 'maxSubscriptionsPerConnection', 'maxConnections', 'headersTimeoutMs',
+  'requestTimeoutMs', 'maxAnswerBytes', 'maxBatchAnswerBytes', 'maxUnsentBytesPerConnection', 'sendTimeoutMs', 'pingIntervalMs', 'idleTimeoutMs',
+  'maxConnectionsPerClient', 'maxInFlightPerClient', 'maxSubscriptionsPerClient', 'maxSubscriptionsPerUpstreamConnection', 'maxUpstreamConnections',
+] as const;
 
 /** Every variable loadProxyConfig reads; deployment files are checked against this list. */
 export const PROXY_VARIABLES = ['PROXY_UPSTREAMS', 'PROXY_HOST', 'PROXY_LOG_LEVEL', ...NUMBERS.map(([, name]) => name), ...LISTS.map(([, name]) => name)];
@@ -125,9 +179,10 @@ export function loadProxyConfig(argv: string[], env: Record<string, string | und
       throw new ConfigError(`${key} must be a list of method names, each optionally ending in * (e.g. dev_*)`);
     }
   }
-  for (const key of ['maxBatchSize', 'maxInFlightPerConnection', 'maxQueuedPerConnection', 'maxSubscriptionsPerConnection', 'maxConnections', 'headersTimeoutMs', 'requestTimeoutMs'] as const) {
+  for (const key of AT_LEAST_ONE) {
     if (!(config[key] >= 1)) throw new ConfigError(`${key} must be at least 1`);
   }
+  if (!(config.trustedProxies >= 0 && config.trustedProxies <= 10)) throw new ConfigError('trustedProxies must be between 0 and 10');
   if (config.upstreams.length === 0) throw new ConfigError('the proxy needs upstream nodes: set PROXY_UPSTREAMS=ws://node-a:9944,ws://node-b:9944');
   for (const url of config.upstreams) {
     if (!/^wss?:\/\//.test(url)) throw new ConfigError(`upstream ${url} must be a ws:// or wss:// URL`);

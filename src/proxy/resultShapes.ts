@@ -79,13 +79,15 @@ export type Verdict = 'cache' | 'serve' | 'invalid';
 /**
  * `cache`: of the right type and, for a block or header by hash, that very block.
  * `serve`: of the right type but not provably the block asked for (chopsticks' made-up
- * genesis hash) or empty: passed on, not kept. `invalid`: not an answer to this call.
+ * genesis hash) or empty (null, `[]`): passed on, not kept. `invalid`: not an answer to this call.
  */
 export function judge(method: string, params: unknown[], result: unknown): Verdict {
   if (result === null || result === undefined) return 'serve'; // not there (yet): never kept
   const check = SHAPES.get(method);
   if (!check) return 'serve';
   if (!check(result, params)) return 'invalid';
+  // An empty list (no keys under a prefix, say) is cheap to ask for in endless variants: passed on, never kept.
+  if (Array.isArray(result) && result.length === 0) return 'serve';
   if (method === 'chain_getHeader' || method === 'chain_getBlock') {
     const header = method === 'chain_getBlock' ? (result as { block: { header: unknown } }).block.header : result;
     return hashOfHeader(header) === String(params[0]).toLowerCase() ? 'cache' : 'serve';

@@ -6,6 +6,8 @@ import { UpstreamPool } from './upstreams';
 export async function startProxy(config: ProxyConfig, logger: Logger): Promise<{ proxy: RpcProxy; address: string; pool: UpstreamPool }> {
   const pool = new UpstreamPool(config.upstreams, {
     maxConcurrent: config.maxConcurrentPerUpstream,
+    maxSubscriptionsPerConnection: config.maxSubscriptionsPerUpstreamConnection,
+    maxConnections: config.maxUpstreamConnections,
     timeoutMs: config.timeoutMs,
     retries: config.retries,
     maxLagBlocks: config.maxLagBlocks,

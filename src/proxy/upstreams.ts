@@ -1,30 +1,30 @@
-// The proxy's upstream nodes: each a reconnecting WebSocket with a cap on
-// calls in flight; a pool that picks between them by power of two choices on
-// the fewest outstanding calls, skips nodes that are down, behind or backing
-// off, and retries a failed call on another node.
-import { WsProvider } from '@polkadot/rpc-provider';
-
+// The proxy's upstream nodes: each reached through transports (see
+// transport.ts) with a cap on calls in flight; a pool that picks between them
+// by power of two choices on the fewest outstanding calls, skips nodes that
+// are down, behind or backing off, and retries a failed call on another node.
+//
+// A node's health is told by its own probes and by its connection, not by one
+// client's calls: a call the node does not answer in time is that call's
+// failure (it may be expensive), so it neither backs the node off nor goes to
+// another node. Such a call still counts, against the node's cap and against
+// its client's (`caller`), until the node answers it or the transport gives it
+// up: a client cannot leave work at the node and send as much again.
+// Subscriptions spread over several connections to a node, each holding at
+// most as many as a node allows on one connection.
+import { RpcCode } from '../rpc/rpcCodes';
 import type { Verdict } from './resultShapes';
+import { AbandonedCallError, Slots } from './slots';
+import { UpstreamRpcError, UpstreamTimeoutError, webSocketTransport, type TransportFactory, type UpstreamTransport } from './transport';
 
-/** The node answered the call with a JSON-RPC error: the call's fault, passed back as it is. */
-export class UpstreamRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
+export { AbandonedCallError } from './slots';
+export { UpstreamRpcError, UpstreamTimeoutError } from './transport';
 
 /** No upstream could give a usable answer: none available, all failed, or all answered nonsense. */
 export class NoUpstreamError extends Error {}
 
-/** A polkadot.js provider error as what it is: the node's own JSON-RPC error, or a transport failure. */
-export function asUpstreamError(error: unknown): UpstreamRpcError | undefined {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'number' || code === -1 || code === 1006) return undefined;
-  return new UpstreamRpcError(code, String((error as Error).message ?? '').replace(/^-?\d+: /, ''), (error as { data?: unknown }).data);
+/** How long the transport waits for an answer after its caller was told it timed out: the node may still be working on it. */
+export function giveUpAfter(timeoutMs: number): number {
+  return 2 * timeoutMs + 10_000;
 }
 
 /** jsonrpsee's "server is busy" and "too many subscriptions", Subway's limits, HTTP's 429. */
@@ -37,60 +37,125 @@ interface RpcHeaderLike {
 export interface UpstreamOptions {
   maxConcurrent: number;
   timeoutMs: number;
+  /** Subscriptions one connection to the node holds before another is opened (a node allows 1024). */
+  maxSubscriptionsPerConnection: number;
+  /** Connections to one node, the first (which also carries the calls) included. */
+  maxConnections: number;
+  /** How to reach a node; a WebSocket unless told otherwise. */
+  transport?: TransportFactory;
+}
+
+/** One connection to the node and the subscriptions it holds (or has been promised). */
+interface Link {
+  transport: UpstreamTransport;
+  subscriptions: number;
 }
 
 export class Upstream {
-  private readonly provider: WsProvider;
-  outstanding = 0;
+  private readonly links: Link[];
+  private readonly open: TransportFactory;
+  private readonly slots: Slots;
   bestNumber = -1;
   finalizedNumber = -1;
   healthy = true;
   calls = 0;
   errors = 0;
+  timeouts = 0;
   private backoffUntil = 0;
   private backoffMs = 0;
-  private readonly waiting: (() => void)[] = [];
+  private probing = false;
 
   constructor(
     readonly url: string,
     private readonly options: UpstreamOptions,
   ) {
-    this.provider = new WsProvider(url, 1000, {}, options.timeoutMs);
-    this.provider.on('error', () => undefined);
+    this.open = options.transport ?? webSocketTransport;
+    this.slots = new Slots(options.maxConcurrent);
+    this.links = [{ transport: this.connect(), subscriptions: 0 }];
   }
 
+  private connect(): UpstreamTransport {
+    return this.open(this.url, giveUpAfter(this.options.timeoutMs));
+  }
+
+  /** Calls sent and not yet answered (nor given up by the transport). */
+  get outstanding(): number {
+    return this.slots.inUse;
+  }
+
+  private get primary(): UpstreamTransport {
+    return this.links[0].transport;
+  }
+
+  /** Takes calls now: connected, passing its probes, not backing off. */
   get available(): boolean {
-    return this.connected && this.healthy && Date.now() >= this.backoffUntil;
+    return this.up && Date.now() >= this.backoffUntil;
+  }
+
+  /** Connected and passing its own probes: what /health reports, whatever one client's calls do. */
+  get up(): boolean {
+    return this.connected && this.healthy;
   }
 
   /** Fewer is better; queued calls count as outstanding. */
   get load(): number {
-    return this.outstanding + this.waiting.length;
+    return this.slots.inUse + this.slots.queued;
   }
 
-  async call(method: string, params: unknown[]): Promise<unknown> {
-    if (this.outstanding >= this.options.maxConcurrent) {
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    }
-    this.outstanding += 1;
-    this.calls += 1;
+  /** Subscriptions held at this node, over all its connections. */
+  get subscriptions(): number {
+    return this.links.reduce((sum, link) => sum + link.subscriptions, 0);
+  }
+
+  get connections(): number {
+    return this.links.length;
+  }
+
+  /** Whether a subscription can still be placed here without going over the node's limit. */
+  get hasSubscriptionRoom(): boolean {
+    return this.links.length < this.options.maxConnections || this.links.some((link) => link.subscriptions < this.options.maxSubscriptionsPerConnection);
+  }
+
+  /**
+   * One call. It waits for a free slot here and for one of its `caller`'s; `signal`
+   * drops it while it waits (its caller left). Past the timeout the caller gets
+   * UpstreamTimeoutError, and both slots stay taken until the node answers or the
+   * transport gives up.
+   */
+  async call(method: string, params: unknown[], signal?: AbortSignal, caller?: Slots): Promise<unknown> {
+    await caller?.take(signal);
     try {
-      const result = await this.provider.send(method, params);
+      await this.slots.take(signal);
+    } catch (error) {
+      caller?.give();
+      throw error;
+    }
+    this.calls += 1;
+    const sent = this.primary.send(method, params);
+    sent
+      .catch(() => undefined)
+      .finally(() => {
+        this.slots.give();
+        caller?.give();
+      });
+    try {
+      const result = await withTimeout(sent, this.options.timeoutMs, () => new UpstreamTimeoutError(`No response received from RPC endpoint in ${this.options.timeoutMs / 1000}s`));
       this.backoffMs = 0;
       return result;
     } catch (error) {
-      const answered = asUpstreamError(error);
-      if (answered) {
+      if (error instanceof UpstreamRpcError) {
         // The node answered: the call itself is at fault, or the node says it is overloaded.
-        if (OVERLOADED.has(answered.code)) this.backOff();
-        throw answered;
+        if (OVERLOADED.has(error.code)) this.backOff();
+        throw error;
+      }
+      if (error instanceof UpstreamTimeoutError) {
+        // Slow is not gone: the probes say whether the node is.
+        this.timeouts += 1;
+        throw error;
       }
       this.errors += 1;
       this.backOff();
       throw error;
-    } finally {
-      this.outstanding -= 1;
-      this.waiting.shift()?.();
     }
   }
 
@@ -99,32 +164,60 @@ export class Upstream {
     this.backoffUntil = Date.now() + this.backoffMs;
   }
 
-  /** Whether the socket to the node is open. */
+  /** Whether the connection that carries calls is open. */
   get connected(): boolean {
-    return this.provider.isConnected;
+    return this.primary.connected;
   }
 
   /** Resolves once the first connection is open. */
   get ready(): Promise<unknown> {
-    return this.provider.isReady;
+    return this.primary.ready;
   }
 
   /**
-   * Subscribes at this node; a JSON-RPC error from it comes back as UpstreamRpcError.
-   * Resolves to the function that ends the subscription.
+   * Subscribes at this node, on a connection with room (opening another when all
+   * are full); a JSON-RPC error from it comes back as UpstreamRpcError. Resolves
+   * to the function that ends the subscription.
    */
   async subscribe(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: unknown) => void): Promise<() => Promise<void>> {
-    let id: string | number;
+    const link = this.linkWithRoom();
+    link.subscriptions += 1; // promised now, so that concurrent subscribers count it
+    let end: () => Promise<void>;
     try {
-      id = await this.provider.subscribe(notification, method, params, (error: Error | null, value: unknown) => {
-        if (!error) onValue(value);
-      });
+      if (!link.transport.connected) await withTimeout(link.transport.ready, this.options.timeoutMs, () => new Error('the connection to the node did not open'));
+      end = await link.transport.subscribe(notification, method, unsubscribeMethod, params, onValue);
     } catch (error) {
-      throw asUpstreamError(error) ?? error;
+      this.release(link);
+      throw error;
     }
+    let ended = false;
     return async () => {
-      await this.provider.unsubscribe(notification, unsubscribeMethod, id).catch(() => undefined);
+      if (ended) return;
+      ended = true;
+      await end();
+      this.release(link);
     };
+  }
+
+  private linkWithRoom(): Link {
+    const max = this.options.maxSubscriptionsPerConnection;
+    const link = this.links.find((candidate) => candidate.subscriptions < max);
+    if (link) return link;
+    if (this.links.length >= this.options.maxConnections) {
+      throw new UpstreamRpcError(RpcCode.tooManySubscriptions, `Too many subscriptions: the proxy's ${this.links.length} connections to the node hold ${max} each`);
+    }
+    const opened: Link = { transport: this.connect(), subscriptions: 0 };
+    this.links.push(opened);
+    return opened;
+  }
+
+  /** One subscription fewer on `link`; a connection other than the first closes once it holds none. */
+  private release(link: Link): void {
+    link.subscriptions -= 1;
+    if (link.subscriptions > 0 || link === this.links[0]) return;
+    const at = this.links.indexOf(link);
+    if (at >= 0) this.links.splice(at, 1);
+    void link.transport.close();
   }
 
   /** Counts an answer that was not an answer to the call (the call goes to another node). */
@@ -133,14 +226,18 @@ export class Upstream {
   }
 
   async checkHealth(): Promise<void> {
+    if (this.probing) return; // the last probe is still out at the node: no second one beside it
+    this.probing = true;
+    const probe = (async () => {
+      const [best, finalizedHash] = (await Promise.all([this.primary.send('chain_getHeader', []), this.primary.send('chain_getFinalizedHead', [])])) as [RpcHeaderLike, string];
+      const finalized = (await this.primary.send('chain_getHeader', [finalizedHash])) as RpcHeaderLike;
+      return { best: parseInt(best.number, 16), finalized: parseInt(finalized.number, 16) };
+    })();
+    probe.catch(() => undefined).finally(() => (this.probing = false));
     try {
-      const [best, finalizedHash] = (await Promise.all([
-        this.provider.send('chain_getHeader', []),
-        this.provider.send('chain_getFinalizedHead', []),
-      ])) as [RpcHeaderLike, string];
-      const finalized = (await this.provider.send('chain_getHeader', [finalizedHash])) as RpcHeaderLike;
-      this.bestNumber = parseInt(best.number, 16);
-      this.finalizedNumber = parseInt(finalized.number, 16);
+      const heights = await withTimeout(probe, this.options.timeoutMs, () => new UpstreamTimeoutError('the health probe was not answered in time'));
+      this.bestNumber = heights.best;
+      this.finalizedNumber = heights.finalized;
       this.healthy = true;
     } catch {
       this.healthy = false;
@@ -148,8 +245,16 @@ export class Upstream {
   }
 
   async close(): Promise<void> {
-    await this.provider.disconnect().catch(() => undefined);
+    await Promise.all(this.links.map((link) => link.transport.close()));
   }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(error()), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export interface PoolOptions extends UpstreamOptions {
@@ -165,6 +270,10 @@ export interface CallOptions {
   minFinalized?: number;
   /** Sorts an answer; an `invalid` one counts as that upstream's failure. */
   judge: (result: unknown) => Verdict;
+  /** Aborted when nobody waits for the answer any more. */
+  signal?: AbortSignal;
+  /** The client's own cap on calls at the nodes. */
+  caller?: Slots;
 }
 
 export class UpstreamPool {
@@ -199,8 +308,8 @@ export class UpstreamPool {
     return this.upstreams.some((u) => u.available && u.finalizedNumber >= number);
   }
 
-  private pick(exclude: Set<Upstream>, minFinalized: number): Upstream | undefined {
-    const candidates = this.upstreams.filter((u) => u.available && !exclude.has(u) && u.finalizedNumber >= minFinalized);
+  private pick(exclude: Set<Upstream>, minFinalized: number, usable: (u: Upstream) => boolean = () => true): Upstream | undefined {
+    const candidates = this.upstreams.filter((u) => u.available && !exclude.has(u) && u.finalizedNumber >= minFinalized && usable(u));
     if (candidates.length <= 1) return candidates[0];
     const a = candidates[Math.floor(Math.random() * candidates.length)];
     let b = candidates[Math.floor(Math.random() * (candidates.length - 1))];
@@ -211,7 +320,8 @@ export class UpstreamPool {
   /**
    * Sends to one upstream. A transport failure, an overloaded node or an answer
    * `judge` calls invalid is retried on another (calls that may be retried are
-   * reads); a JSON-RPC error from the node is the call's own and goes back as is.
+   * reads); a JSON-RPC error from the node is the call's own and goes back as is,
+   * and so does a timeout (another node would be as slow, and as busy after it).
    */
   async call(method: string, params: unknown[], options: CallOptions): Promise<{ result: unknown; verdict: Verdict }> {
     const tried = new Set<Upstream>();
@@ -221,12 +331,13 @@ export class UpstreamPool {
       if (!upstream) break;
       tried.add(upstream);
       try {
-        const result = await upstream.call(method, params);
+        const result = await upstream.call(method, params, options.signal, options.caller);
         const verdict = options.judge(result);
         if (verdict !== 'invalid') return { result, verdict };
         upstream.answeredNonsense();
         lastError = new NoUpstreamError(`no node gave a valid answer to ${method}`);
       } catch (error) {
+        if (error instanceof UpstreamTimeoutError || error instanceof AbandonedCallError) throw error;
         if (error instanceof UpstreamRpcError && !OVERLOADED.has(error.code) && !/overload|too many|rate/i.test(error.message)) throw error;
         lastError = error instanceof UpstreamRpcError ? error : new NoUpstreamError(`no node could answer: ${(error as Error).message ?? String(error)}`);
       }
@@ -234,9 +345,14 @@ export class UpstreamPool {
     throw lastError;
   }
 
-  /** A provider to hold a subscription on: the least loaded available upstream. */
+  /** An upstream to hold a subscription on: the least loaded available one with room for it. */
   subscriptionUpstream(): Upstream | undefined {
-    return this.pick(new Set(), -1);
+    return this.pick(new Set(), -1, (u) => u.hasSubscriptionRoom);
+  }
+
+  /** Whether some upstream is up by its own probes (what /health answers). */
+  get up(): boolean {
+    return this.upstreams.some((u) => u.up);
   }
 
   async close(): Promise<void> {

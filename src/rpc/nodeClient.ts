@@ -191,6 +191,8 @@ function classify(error: unknown): Error {
   }
   // A proxy in front (ours) with no node behind it: as much an outage as a lost socket.
   if (message.startsWith(`${RpcCode.noUpstream}:`)) return new NodeUnavailableError(message);
+  // The proxy's node did not answer this call in time (the node itself is up).
+  if (message.startsWith(`${RpcCode.upstreamTimeout}:`)) return new NodeTimeoutError(message);
   if (/^-?\d+:/.test(message)) return new NodeRpcError(message);
   return error instanceof Error ? error : new Error(message);
 }

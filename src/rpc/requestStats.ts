@@ -11,6 +11,7 @@ export interface RequestStats {
   waves: number;
   methods: Record<string, number>;
   inFlight: number;
+  /** The cache fact the answer announced (X-Cache), as the reply writer sent it. */
   cache?: 'hit' | 'miss';
 }
 
@@ -22,10 +23,6 @@ export function newRequestStats(): RequestStats {
 
 export function runWithStats<T>(stats: RequestStats, fn: () => T): T {
   return storage.run(stats, fn);
-}
-
-export function currentStats(): RequestStats | undefined {
-  return storage.getStore();
 }
 
 /** Records a call going out; the returned function records its answer. */

@@ -10,6 +10,10 @@ export const RpcCode = {
   serverIsBusy: -32009,
   tooManySubscriptions: -32006,
   batchTooLarge: -32010,
+  /** An answer over the proxy's size limit (jsonrpsee's "response is too big"). */
+  responseTooLarge: -32008,
   /** No upstream node could give a usable answer: an outage, not a fault of the call. */
   noUpstream: -32090,
+  /** The node did not answer this call in time: the call's failure (it may be an expensive one), the node is still up. */
+  upstreamTimeout: -32091,
 } as const;

@@ -1,8 +1,10 @@
 // A block answer as the service hands it to controllers and keeps it in caches:
-// the body serialized once, `finalized` and `decodedXcmMsgs` added as sidecar
-// places them, the cache entry format, and the short key of the options that
-// change the JSON (cache keys, ETags).
+// the body serialized once (with where each extrinsic's JSON is in it, so one
+// extrinsic is cut out without reading the rest), `finalized` and `decodedXcmMsgs`
+// added as sidecar places them, the cache entry format, and the short key of the
+// options that change the JSON (cache keys, ETags).
 import type { Hex } from '../rpc/nodeClient';
+import type { SidecarBlock } from './blockShape';
 import { forParachain, type XcmMessages } from './xcm';
 
 export type BlockId = { kind: 'number'; number: number } | { kind: 'hash'; hash: Hex };
@@ -22,6 +24,8 @@ export interface BlockAnswer {
   number: number;
   /** The block body serialized, ending in `}`, without `finalized`. */
   json: string;
+  /** Where each extrinsic's JSON starts in `json`, then one past the list's last: extrinsic i is json[at[i], at[i + 1] - 1). */
+  extrinsicsAt: number[];
   /** `decodedXcmMsgs` serialized, when asked for: sidecar lists it after `finalized`. */
   xcm?: string;
   finalized: boolean;
@@ -62,20 +66,55 @@ export function answerBytes(answer: Pick<BlockAnswer, 'json' | 'finalized' | 'xc
   return bytes;
 }
 
-// A cached answer with its XCM messages holds both, split by a newline, which
-// JSON.stringify never writes.
-const XCM_SEPARATOR = '\n';
+/**
+ * A block's body as JSON, exactly as JSON.stringify writes it, noting where each
+ * extrinsic's JSON is: the fields before and after the extrinsics written as
+ * JSON.stringify writes an object's, the extrinsics one by one between them.
+ */
+export function serializeBlock(body: SidecarBlock): Pick<BlockAnswer, 'json' | 'extrinsicsAt'> {
+  const { extrinsics, onFinalize, ...before } = body;
+  // `before` always holds the number and hash, so it is never `{}`.
+  const pieces = [`${JSON.stringify(before).slice(0, -1)},"extrinsics":[`];
+  const extrinsicsAt = new Array<number>(extrinsics.length + 1);
+  let at = pieces[0].length;
+  for (let i = 0; i < extrinsics.length; i++) {
+    const text = JSON.stringify(extrinsics[i]);
+    extrinsicsAt[i] = at;
+    at += text.length + 1;
+    pieces.push(i === 0 ? text : `,${text}`);
+  }
+  extrinsicsAt[extrinsics.length] = extrinsics.length === 0 ? at + 1 : at;
+  pieces.push(`],"onFinalize":${JSON.stringify(onFinalize)}}`);
+  // One join: the answer is copied once into a flat string, as JSON.stringify would write it.
+  return { json: pieces.join(''), extrinsicsAt };
+}
+
+/** `/extrinsics/{index}`'s answer: the block's `index`th extrinsic with where it is; undefined when there is none. */
+export function extrinsicJson(answer: Pick<BlockAnswer, 'json' | 'extrinsicsAt' | 'number' | 'hash'>, index: number): string | undefined {
+  const { extrinsicsAt } = answer;
+  if (index >= extrinsicsAt.length - 1) return undefined;
+  const extrinsic = answer.json.slice(extrinsicsAt[index], extrinsicsAt[index + 1] - 1);
+  return `{"at":${JSON.stringify({ height: String(answer.number), hash: answer.hash })},"extrinsics":${extrinsic}}`;
+}
+
+// A cached answer holds its JSON, its XCM messages when asked for, and where its
+// extrinsics are, split by newlines (which JSON.stringify never writes); the
+// extrinsics' places last, so they are found from the end of a megabyte answer.
+const SEPARATOR = '\n';
 
 export function toCached(answer: BlockAnswer): string {
-  return answer.xcm === undefined ? answer.json : `${answer.json}${XCM_SEPARATOR}${answer.xcm}`;
+  const xcm = answer.xcm === undefined ? '' : `${SEPARATOR}${answer.xcm}`;
+  return `${answer.json}${xcm}${SEPARATOR}${answer.extrinsicsAt.join(',')}`;
 }
 
 export function fromCached(hash: Hex, cached: string, hasXcm: boolean): BlockAnswer {
-  // Searched from the end, and only where the key says it is there: block answers run to megabytes.
-  const split = hasXcm ? cached.lastIndexOf(XCM_SEPARATOR) : -1;
-  const json = split < 0 ? cached : cached.slice(0, split);
-  const xcm = split < 0 ? undefined : cached.slice(split + 1);
-  return { hash, number: numberFromJson(json), json, xcm, finalized: true, immutable: true, fromCache: true };
+  // Searched from the end, and the XCM split only where the key says it is there.
+  const placesAt = cached.lastIndexOf(SEPARATOR);
+  const extrinsicsAt = cached.slice(placesAt + 1).split(',').map(Number);
+  const xcmAt = hasXcm ? cached.lastIndexOf(SEPARATOR, placesAt - 1) : -1;
+  const json = cached.slice(0, xcmAt < 0 ? placesAt : xcmAt);
+  const xcm = xcmAt < 0 ? undefined : cached.slice(xcmAt + 1, placesAt);
+  return { hash, number: numberFromJson(json), json, extrinsicsAt, xcm, finalized: true, immutable: true, fromCache: true };
 }
 
 export function filterXcm(answer: BlockAnswer, paraId: number | undefined): BlockAnswer {
@@ -87,4 +126,5 @@ function numberFromJson(json: string): number {
   const match = /^\{"number":"(\d+)"/.exec(json);
   return match ? Number(match[1]) : -1;
 }
+
 

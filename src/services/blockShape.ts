@@ -1,17 +1,11 @@
-// Shaping: a block's extrinsics and events, decoded by either reading, become
-// sidecar's block JSON. The compiled reading (src/decode) is the one used; the
-// polkadot.js reading is the reference it is tested against and the fallback
-// for what the compiled one does not cover. Both end in `assembleBlock`, so
-// everything after decoding (events to extrinsics, success, fee facts) is one code.
+// Shaping: a block's extrinsics and events, decoded by either reading (the
+// compiled one in src/decode, or polkadot.js's, decode/polkadotReference.ts),
+// become sidecar's block JSON. Both end in `assembleBlock`, so everything after
+// decoding (events to extrinsics, success, fee facts) is one code.
 // No I/O here, so it is tested on recorded data alone (test/unit/blockShape.test.ts).
-import { extractAuthor } from '@polkadot/api-derive/type/util';
-import type { GenericCall, TypeRegistry } from '@polkadot/types';
-import type { AccountId, Block, EventRecord, Header } from '@polkadot/types/interfaces';
-import type { Codec } from '@polkadot/types-codec/types';
-
-import { callToJson, toSidecarJson, type JsonValue } from '../decode/codecJson';
+import type { DecodedBody } from '../decode/decodedBody';
 import type { HeaderFields } from '../decode/header';
-import type { DecodedEvent, DecodedExtrinsic } from '../decode/runtimeCodecs';
+import type { JsonValue } from '../decode/json';
 
 export interface ShapeOptions {
   eventDocs: boolean;
@@ -63,78 +57,8 @@ export interface ExtrinsicFacts {
   hasCompletionEvent: boolean;
 }
 
-export const EVENTS_UNAVAILABLE =
+const EVENTS_UNAVAILABLE =
   'Unable to fetch Events, cannot confirm extrinsic status. Check pruning settings on the node.';
-
-export function joinDocs(docs: readonly Codec[]): string {
-  return docs.map((line) => line.toString()).join('\n');
-}
-
-/** A header's digest logs as sidecar lists them: `{ type, index, value }` each. */
-export function logsToJson(header: Header): JsonValue[] {
-  return header.digest.logs.map(({ type, index, value }) => ({ type, index: toSidecarJson(index), value: toSidecarJson(value) }));
-}
-
-/** polkadot.js's reading of a header: the reference, and what reads headers the compiled reading declines. */
-export function headerFieldsOf(header: Header, validators: AccountId[]): HeaderFields {
-  const author = extractAuthor(header.digest, validators);
-  return {
-    number: header.number.unwrap().toString(10),
-    parentHash: header.parentHash.toHex(),
-    stateRoot: header.stateRoot.toHex(),
-    extrinsicsRoot: header.extrinsicsRoot.toHex(),
-    authorId: author ? toSidecarJson(author) : undefined,
-    logs: logsToJson(header),
-  };
-}
-
-export interface DecodedBody {
-  extrinsics: DecodedExtrinsic[];
-  /** Each extrinsic's bytes, with its length prefix, as the block carries them. */
-  extrinsicBytes: Uint8Array[];
-  /** Each extrinsic's hash (blake2-256 of those bytes). */
-  hashes: string[];
-  /** null when the node could not give the events (pruned state). */
-  events: DecodedEvent[] | null;
-}
-
-/** polkadot.js's reading of a block's events, in the compiled reading's terms. */
-export function eventsWithCodecs(events: EventRecord[]): DecodedEvent[] {
-  return events.map(({ event, phase }): DecodedEvent => ({
-    phase: phase.isApplyExtrinsic
-      ? { kind: 'applyExtrinsic', index: phase.asApplyExtrinsic.toNumber() }
-      : phase.isFinalization
-        ? { kind: 'finalization' }
-        : { kind: 'initialization' },
-    pallet: event.section,
-    method: event.method,
-    docs: joinDocs(event.data.meta.docs),
-    data: toSidecarJson(event.data) as JsonValue[],
-  }));
-}
-
-/** The polkadot.js reading of a block's body: the reference, and the fallback. */
-export function decodeWithCodecs(block: Block, events: EventRecord[] | null): DecodedBody {
-  const registry = block.registry as TypeRegistry;
-  const extrinsics: DecodedExtrinsic[] = [];
-  const extrinsicBytes: Uint8Array[] = [];
-  const hashes: string[] = [];
-  for (const extrinsic of block.extrinsics) {
-    const { isSigned } = extrinsic;
-    const call = callToJson(extrinsic.method as unknown as GenericCall, registry);
-    extrinsics.push({
-      call: { pallet: call.method.pallet, method: call.method.method, docs: joinDocs(extrinsic.meta.docs), args: call.args as { [name: string]: JsonValue } },
-      signature: isSigned ? { signature: toSidecarJson(extrinsic.signature), signer: toSidecarJson(extrinsic.signer) } : null,
-      nonce: isSigned ? toSidecarJson(extrinsic.nonce) : null,
-      tip: isSigned ? toSidecarJson(extrinsic.tip) : null,
-      era: toSidecarJson(extrinsic.era),
-    });
-    extrinsicBytes.push(extrinsic.toU8a());
-    hashes.push(extrinsic.hash.toHex());
-  }
-  const decodedEvents = events && eventsWithCodecs(events);
-  return { extrinsics, extrinsicBytes, hashes, events: decodedEvents };
-}
 
 function hasPaysFee(value: unknown): value is { paysFee: unknown } {
   return typeof value === 'object' && value !== null && 'paysFee' in value;
@@ -225,15 +149,4 @@ export function assembleBlock(
     onFinalize,
   };
   return { body, facts };
-}
-
-/** The reference reading, end to end: polkadot.js codecs to sidecar's JSON. */
-export function shapeBlock(
-  hash: string,
-  block: Block,
-  events: EventRecord[] | null,
-  validators: AccountId[],
-  options: ShapeOptions,
-): { body: SidecarBlock; facts: ExtrinsicFacts[] } {
-  return assembleBlock(hash, headerFieldsOf(block.header, validators), decodeWithCodecs(block, events), options);
 }

@@ -6,15 +6,23 @@
 import type { Block, EventRecord } from '@polkadot/types/interfaces';
 import { blake2AsU8a } from '@polkadot/util-crypto';
 
+import type { DecodedBody } from '../decode/decodedBody';
 import { bytesOfHex, hexOfBytes } from '../decode/hex';
+import { decodeWithCodecs, eventRecordsOf, eventsWithCodecs } from '../decode/polkadotReference';
 import { DecodeError } from '../decode/reader';
 import { UnsupportedFormat, type DecodedEvent, type DecodedExtrinsic, type RuntimeCodecs } from '../decode/runtimeCodecs';
 import type { Hex } from '../rpc/nodeClient';
-import { decodeWithCodecs, eventsWithCodecs, type DecodedBody } from './blockShape';
 import type { Runtime } from './runtimes';
 
-/** How blocks were read since start, for /metrics. */
-export const decodeCounters = { compiled: 0, fallback: 0, pauses: 0, faults: 0 };
+/** Running totals of how blocks were read in this process (decoding is shared by every chain served); server.ts hands them to /metrics. */
+export interface DecodeCounters {
+  compiled: number;
+  fallback: number;
+  pauses: number;
+  faults: number;
+}
+
+export const decodeCounters: DecodeCounters = { compiled: 0, fallback: 0, pauses: 0, faults: 0 };
 
 /** Work between pauses: long enough to cost little, short enough that a warm answer waits at most this. */
 const SLICE_MS = 4;
@@ -77,7 +85,7 @@ export function decodeEvents(runtime: Runtime, eventsBytes: Uint8Array): Decoded
       countIfFault(error);
     }
   }
-  return eventsWithCodecs(runtime.registry.createType('Vec<EventRecord>', eventsBytes) as unknown as EventRecord[]);
+  return eventsWithCodecs(eventRecordsOf(runtime.registry, eventsBytes));
 }
 
 async function readExtrinsics(codecs: RuntimeCodecs, extrinsicsHex: Hex[], pacer: Pacer): Promise<Omit<DecodedBody, 'events'>> {

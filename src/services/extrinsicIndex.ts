@@ -13,7 +13,7 @@ import { bytesOfHex } from '../decode/hex';
 import type { Logger } from '../logger';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
 import { newRequestStats, runWithStats } from '../rpc/requestStats';
-import type { BlocksService } from './blocksService';
+import type { BlockIds } from './blockIds';
 import type { FinalizedFeed } from './finalizedFeed';
 
 /** About a day of 6-second blocks. */
@@ -36,7 +36,7 @@ export interface IndexCoverage {
 }
 
 export interface ExtrinsicIndexParts {
-  blocks: Pick<BlocksService, 'hashOf'>;
+  ids: Pick<BlockIds, 'hashOf'>;
   node: Pick<NodeClient, 'getBlock'>;
   feed: Pick<FinalizedFeed, 'head' | 'currentHead' | 'onAdvance'>;
   redis?: Pick<RedisStore, 'get' | 'set'>;
@@ -154,7 +154,7 @@ export class ExtrinsicIndex {
     const shared = await redis?.get(key).catch(() => undefined);
     // Redis is another process's word: only a well-formed list is taken.
     if (shared !== undefined && /^(?:[0-9a-f]{64})*$/.test(shared)) return Buffer.from(shared, 'hex');
-    const hash = await this.parts.blocks.hashOf(height);
+    const hash = await this.parts.ids.hashOf(height);
     const block = await this.parts.node.getBlock(hash);
     if (!block) throw new Error(`the node does not have finalized block ${height} (${hash})`);
     const { extrinsics } = block.block;

@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache';
 import { SingleFlight } from '../cache/singleFlight';
 import { filterXcm, queryKey, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
 import type { BlocksService } from './blocksService';
+import type { ChainReads } from './chainReads';
 
 /** Bytes of recent answers kept for option sets that ask a moment later. */
 const RECENT_BYTES = 16 * 1024 * 1024;
@@ -22,7 +23,10 @@ export class FinalizedBuilds {
   private readonly headerBuilding = new SingleFlight<string>();
   private readonly recentHeaders = new LRUCache<number, string>({ max: 256 });
 
-  constructor(private readonly blocks: Pick<BlocksService, 'block' | 'header'>) {}
+  constructor(
+    private readonly blocks: Pick<BlocksService, 'block'>,
+    private readonly reads: Pick<ChainReads, 'header'>,
+  ) {}
 
   /** As BlocksService#block; a height's build is shared (an XCM filter is applied per caller). */
   block(id: BlockId, query: BlockQuery): Promise<BlockAnswer> {
@@ -44,7 +48,7 @@ export class FinalizedBuilds {
     const kept = this.recentHeaders.get(number);
     if (kept !== undefined) return Promise.resolve(kept);
     return this.headerBuilding.run(String(number), async () => {
-      const header = await this.blocks.header({ kind: 'number', number });
+      const header = await this.reads.header({ kind: 'number', number });
       this.recentHeaders.set(number, header);
       return header;
     }).promise;

@@ -31,7 +31,7 @@ const isObject = (value: JsonValue | undefined): value is JsonObject => typeof v
 const text = (value: JsonValue | undefined): string => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
 
 /** A parachain header's number and hash, from the head data (the SCALE-encoded header). */
-export function paraHeadOf(headDataHex: string): { number: number; hash: string } | undefined {
+function paraHeadOf(headDataHex: string): { number: number; hash: string } | undefined {
   const bytes = bytesOfHex(headDataHex);
   try {
     const reader = new ByteReader(bytes, 32); // past the parent hash

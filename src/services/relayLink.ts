@@ -4,7 +4,7 @@
 import type { Hex } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
 import type { BlockId } from './blockAnswer';
-import type { BlocksService } from './blocksService';
+import type { ChainServices } from './chain';
 
 export interface RelayBlockRef {
   hash: Hex;
@@ -25,14 +25,14 @@ export class RelayLink {
 
   /** `relay` throws (NodeUnavailableError) while the relay chain is not connected. */
   constructor(
-    private readonly parachain: BlocksService,
-    private readonly relay: () => BlocksService,
+    private readonly parachain: ChainServices,
+    private readonly relay: () => ChainServices,
   ) {}
 
   /** This parachain's id, read once from its own state. */
   private ownParaId(): Promise<number> {
     if (!this.paraId) {
-      this.paraId = this.parachain.ownParaId().then((id) => id ?? ASSET_HUB_PARA_ID);
+      this.paraId = this.parachain.reads.ownParaId().then((id) => id ?? ASSET_HUB_PARA_ID);
       this.paraId.catch(() => (this.paraId = undefined));
     }
     return this.paraId;
@@ -41,8 +41,8 @@ export class RelayLink {
   /** The relay block at `id` (a relay chain height or hash, or its head) and the hashes of this parachain's blocks it included. */
   async includedBy(id: BlockId | 'best' | 'finalized'): Promise<{ relayBlock: RelayBlockRef; hashes: Hex[] }> {
     const relay = this.relay();
-    const relayId: BlockId = typeof id === 'string' ? { kind: 'hash', hash: await relay.headHash(id === 'finalized') } : id;
-    const [found, paraId] = await wave([relay.paraInclusions(relayId), this.ownParaId()] as const);
+    const relayId: BlockId = typeof id === 'string' ? { kind: 'hash', hash: await relay.ids.headHash(id === 'finalized') } : id;
+    const [found, paraId] = await wave([relay.reads.paraInclusions(relayId), this.ownParaId()] as const);
     const hashes = found.inclusions.filter((inclusion) => Number(inclusion.paraId) === paraId).map((inclusion) => inclusion.paraBlockHash as Hex);
     return { relayBlock: { hash: found.hash, parentHash: found.parentHash, number: found.number }, hashes };
   }
@@ -52,7 +52,7 @@ export class RelayLink {
     const { relayBlock, hashes } = await this.includedBy(id);
     const items = await wave(
       hashes.map(async (hash) => {
-        const [value, ahTimestamp] = await Promise.all([read(hash), this.parachain.timestampAt(hash)]);
+        const [value, ahTimestamp] = await Promise.all([read(hash), this.parachain.reads.timestampAt(hash)]);
         return { value, ahTimestamp };
       }),
     );

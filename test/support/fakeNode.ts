@@ -27,6 +27,14 @@ export interface FakeNode {
   setHandler(handler: Handler): void;
   /** Delays the answer to every subscribe call (unsubscribes are answered at once). */
   setSubscribeDelay(ms: number): void;
+  /** Delays the answers to calls of these methods, as a node busy computing them would. */
+  setCallDelay(ms: number, methods: string[]): void;
+  /** Calls of delayed methods being computed now, and the most there have been at once. */
+  readonly busy: { now: number; most: number };
+  /** Refuses subscriptions past this many on one connection, as a node does (jsonrpsee: 1024). */
+  setMaxSubscriptionsPerConnection(max: number): void;
+  /** Subscriptions held on each open connection. */
+  subscriptionsPerConnection(): number[];
   close(): Promise<void>;
 }
 
@@ -72,23 +80,44 @@ export async function startFakeNode(handler: Handler): Promise<FakeNode> {
   let current = handler;
   let subscribeDelay = 0;
   let nextSubscription = 1;
+  let callDelay = { ms: 0, methods: new Set<string>() };
+  const busy = { now: 0, most: 0 };
+  let maxSubscriptions = Infinity;
+  const held = new Map<WebSocket, Set<string>>();
 
   const answer = (socket: WebSocket, id: unknown, method: string, params: unknown[]) => {
     const reply = (body: object) => socket.readyState === socket.OPEN && socket.send(JSON.stringify({ jsonrpc: '2.0', id, ...body }));
-    if (UNSUBSCRIBE.test(method)) return reply({ result: true });
+    const subscriptions = held.get(socket)!;
+    if (UNSUBSCRIBE.test(method)) {
+      subscriptions.delete(String(params[0]));
+      return reply({ result: true });
+    }
     if (SUBSCRIBE.test(method)) {
+      if (subscriptions.size >= maxSubscriptions) return reply({ error: { code: -32006, message: `Too many subscriptions on the connection (at most ${maxSubscriptions})` } });
       const subscription = `sub-${nextSubscription++}`;
+      subscriptions.add(subscription);
       return setTimeout(() => reply({ result: subscription }), subscribeDelay);
     }
-    try {
-      reply({ result: current(method, params) ?? null });
-    } catch (error) {
-      const code = error instanceof FakeRpcError ? error.code : -32603;
-      reply({ error: { code, message: (error as Error).message } });
-    }
+    const respond = () => {
+      try {
+        reply({ result: current(method, params) ?? null });
+      } catch (error) {
+        const code = error instanceof FakeRpcError ? error.code : -32603;
+        reply({ error: { code, message: (error as Error).message } });
+      }
+    };
+    if (!callDelay.methods.has(method)) return respond();
+    busy.now += 1;
+    busy.most = Math.max(busy.most, busy.now);
+    setTimeout(() => {
+      busy.now -= 1;
+      respond();
+    }, callDelay.ms);
   };
 
   server.on('connection', (socket) => {
+    held.set(socket, new Set());
+    socket.on('close', () => held.delete(socket));
     socket.on('error', () => socket.terminate());
     socket.on('message', (data) => {
       const message = JSON.parse(data.toString()) as { id: unknown; method: string; params?: unknown[] } | { id: unknown; method: string; params?: unknown[] }[];
@@ -112,6 +141,14 @@ export async function startFakeNode(handler: Handler): Promise<FakeNode> {
     setSubscribeDelay(ms) {
       subscribeDelay = ms;
     },
+    setCallDelay(ms, methods) {
+      callDelay = { ms, methods: new Set(methods) };
+    },
+    busy,
+    setMaxSubscriptionsPerConnection(max) {
+      maxSubscriptions = max;
+    },
+    subscriptionsPerConnection: () => [...held.values()].map((subscriptions) => subscriptions.size),
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of server.clients) client.terminate();

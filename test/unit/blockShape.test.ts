@@ -4,7 +4,9 @@ import { UnsupportedFormat, type RuntimeCodecs } from '../../src/decode/runtimeC
 import type { Header } from '@polkadot/types/interfaces';
 
 import { authorId, readHeader, readValidators, type HeaderFields, type RpcHeaderJson } from '../../src/decode/header';
-import { assembleBlock, decodeWithCodecs, headerFieldsOf, type DecodedBody } from '../../src/services/blockShape';
+import type { DecodedBody } from '../../src/decode/decodedBody';
+import { decodeWithCodecs, headerFieldsOf } from '../../src/decode/polkadotReference';
+import { assembleBlock } from '../../src/services/blockShape';
 import { decodeBody, decodeCounters } from '../../src/services/bodyDecoding';
 import { resolveFees } from '../../src/services/fees';
 import { FeeDetailsKnowledge } from '../../src/services/feeRules';
@@ -33,9 +35,9 @@ async function compiledHeaderOf(number: number): Promise<HeaderFields & { hash: 
   const accounts = readValidators(runtime.registry.createType('Vec<AccountId>', validators).toU8a());
   if (!accounts) throw new Error(`validators of ${number} declined`);
   const author = authorId(reading, accounts, runtime.registry.chainSS58 ?? 42);
-  if (author === 'decline') throw new Error(`author of ${number} declined`);
+  if (author.kind === 'declined') throw new Error(`author of ${number} declined`);
   const { logs, ...rest } = reading.fields;
-  return { ...rest, authorId: author, logs, hash: reading.hash };
+  return { ...rest, authorId: author.kind === 'author' ? author.address : undefined, logs, hash: reading.hash };
 }
 
 /** A recorded block read the way the service reads it: the compiled codecs where they apply, else polkadot.js. */

@@ -29,6 +29,17 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ maxStreams: 0, streamBufferBytes: 65536, extrinsicIndexBlocks: 0 });
   });
 
+  it('serves /metrics on a port of its own, on loopback unless told otherwise, or not at all', () => {
+    expect(loadConfig({})).toMatchObject({ metricsPort: 9100, metricsHost: '127.0.0.1' });
+    expect(loadConfig({ FASTCAR_METRICS_PORT: '0', FASTCAR_METRICS_HOST: '0.0.0.0' })).toMatchObject({ metricsPort: 0, metricsHost: '0.0.0.0' });
+    expect(loadConfig({ FASTCAR_METRICS_PORT: 'off' }).metricsPort).toBeUndefined();
+  });
+
+  it('gives slow clients 10 s for their headers and 60 s for the whole request unless told otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 60_000 });
+    expect(loadConfig({ FASTCAR_HEADERS_TIMEOUT_MS: '2000', FASTCAR_REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+  });
+
   it('prefers its own names over sidecar’s', () => {
     expect(loadConfig({ FASTCAR_PORT: '9000', SAS_EXPRESS_PORT: '8081' }).port).toBe(9000);
   });
@@ -38,6 +49,8 @@ describe('loadConfig', () => {
     [{ SAS_SUBSTRATE_URL: 'localhost:9944' }, 'must start with ws://'],
     [{ SAS_LOG_LEVEL: 'loud' }, 'log level loud'],
     [{ WORKERS: '0' }, 'WORKERS=0 is not valid'],
+    [{ FASTCAR_METRICS_PORT: 'on' }, 'FASTCAR_METRICS_PORT=on is not valid: use a whole number from 0 to 65535 or off'],
+    [{ FASTCAR_HEADERS_TIMEOUT_MS: '70000' }, 'must not exceed FASTCAR_REQUEST_TIMEOUT_MS'],
     [{ FASTCAR_RELAY_URL: 'relay:9944' }, 'relay node URL relay:9944 must start with ws://'],
     [{ SAS_SUBSTRATE_MULTI_CHAIN_URL: 'ws://relay:9944' }, 'use a JSON array'],
     [{ SAS_SUBSTRATE_MULTI_CHAIN_URL: '{"url":"ws://relay:9944"}' }, 'use a JSON array'],

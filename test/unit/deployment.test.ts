@@ -65,11 +65,11 @@ it('keeps the archive node archival and its RPC on the internal network only', (
   expect(compose.networks.internal?.internal).toBe(true);
 });
 
-describe.each(fastcars)('%s', (_name, service) => {
+describe.each(fastcars)('%s', (name, service) => {
   const env = service.environment ?? {};
 
   it('sets only variables the code reads, and the code accepts their values', () => {
-    for (const name of Object.keys(env)) expect(CONFIG_VARIABLES).toContain(name);
+    for (const variable of Object.keys(env)) expect(CONFIG_VARIABLES).toContain(variable);
     expect(() => loadConfig(env)).not.toThrow();
   });
 
@@ -91,8 +91,20 @@ describe.each(fastcars)('%s', (_name, service) => {
   it('listens where it is exposed and is health-checked on /health at that port', () => {
     const config = loadConfig(env);
     expect(config.host).toBe('0.0.0.0');
-    expect(service.expose).toEqual([String(config.port)]);
+    expect(service.expose).toEqual([String(config.port), String(config.metricsPort)]);
     expect(service.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${config.port}/health`);
+  });
+
+  it('serves /metrics on a port of its own, which Prometheus scrapes and the balancer does not reach', () => {
+    const config = loadConfig(env);
+    expect(config.metricsPort).toBeDefined();
+    expect(config.metricsPort).not.toBe(config.port);
+    expect(config.metricsHost).toBe('0.0.0.0'); // reachable on the internal network
+    const scrape = parse(read('deploy/prometheus.yml')) as { scrape_configs: { job_name: string; metrics_path: string; static_configs: { targets: string[] }[] }[] };
+    const job = scrape.scrape_configs.find((entry) => entry.job_name === 'fastcar');
+    expect(job?.metrics_path).toBe('/metrics');
+    expect(job?.static_configs.flatMap((entry) => entry.targets)).toContain(`${name}:${config.metricsPort}`);
+    expect(service.ports).toBeUndefined();
   });
 });
 

@@ -1,0 +1,37 @@
+// Every error a request can end in, as the answer a client gets: a status and a
+// sentence, never a stack trace or an internal path.
+import { ApiError, BeyondHeadError, IncompleteNodeAnswerError, UnknownBlockError } from '../errors';
+import { NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
+import type { Reply } from './reply';
+
+/** How long a client is told to wait when the node is away. */
+const RETRY_AFTER_SECONDS = 5;
+
+export interface ErrorAnswer {
+  reply: Reply;
+  /** Not a known condition: a fault worth logging. */
+  unexpected: boolean;
+}
+
+function describe(error: unknown): { status: number; message: string; unexpected?: boolean } {
+  if (error instanceof ApiError) return { status: error.status, message: error.message };
+  if (error instanceof BeyondHeadError) return { status: 400, message: error.message };
+  if (error instanceof UnknownBlockError) return { status: 404, message: error.message };
+  if (error instanceof NodeUnavailableError) return { status: 503, message: 'The node is unavailable; retry shortly.' };
+  if (error instanceof IncompleteNodeAnswerError) return { status: 503, message: error.message, unexpected: true };
+  if (error instanceof NodeTimeoutError) return { status: 504, message: 'The node did not answer in time.' };
+  // What Express's own parsing throws (a malformed URL) carries a 4xx status.
+  const status = (error as { status?: unknown })?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, message: status === 400 ? 'Malformed request.' : 'Request rejected.' };
+  }
+  return { status: 500, message: 'Internal Error', unexpected: true };
+}
+
+export function errorReply(error: unknown): ErrorAnswer {
+  const { status, message, unexpected = false } = describe(error);
+  return {
+    reply: { status, body: JSON.stringify({ code: status, message }), retryAfterSeconds: status === 503 ? RETRY_AFTER_SECONDS : undefined },
+    unexpected,
+  };
+}

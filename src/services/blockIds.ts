@@ -1,0 +1,70 @@
+// Block ids to hashes: a height's hash from the cache once it is finalized (it can
+// no longer change), else from the node; the head's hashes; and the error for a
+// height past the head. Each key is looked up once per request.
+import type { TieredCache } from '../cache/tieredCache';
+import { BeyondHeadError, IncompleteNodeAnswerError } from '../errors';
+import type { Hex, NodeClient } from '../rpc/nodeClient';
+import { wave } from '../rpc/requestStats';
+import type { BlockId } from './blockAnswer';
+import type { FinalizedHead } from './finalizedHead';
+import { hashOfHeader } from './headers';
+
+/** Block numbers are u32: anything larger is past any head, and not worth asking the hash of. */
+export function isPastAnyHead(number: number): boolean {
+  return number > 0xffff_ffff;
+}
+
+export class BlockIds {
+  constructor(
+    private readonly node: NodeClient,
+    private readonly finalized: FinalizedHead,
+    private readonly cache: TieredCache,
+  ) {}
+
+  /** The hash of a finalized height, if the cache has it (one lookup). */
+  async cachedHash(number: number): Promise<Hex | undefined> {
+    return (await this.cache.get(heightKey(number))) as Hex | undefined;
+  }
+
+  /** The hash of a height, asked of the node (no cache lookup); kept once the height is finalized. */
+  async fetchHash(number: number): Promise<Hex> {
+    if (isPastAnyHead(number)) return this.beyondHead();
+    const [hash, finalizedNumber] = await wave([this.node.getBlockHash(number), this.finalized.current()] as const);
+    if (!hash) return this.beyondHead();
+    if (number <= finalizedNumber) this.cache.set(heightKey(number), hash);
+    return hash;
+  }
+
+  /** The hash of a height: the cache's, else the node's. */
+  async hashOf(number: number): Promise<Hex> {
+    if (isPastAnyHead(number)) return this.beyondHead();
+    return (await this.cachedHash(number)) ?? this.fetchHash(number);
+  }
+
+  async resolve(id: BlockId): Promise<Hex> {
+    return id.kind === 'hash' ? id.hash : this.hashOf(id.number);
+  }
+
+  /** The block the head endpoints mean: the finalized head, or the best block. */
+  async headHash(finalized: boolean): Promise<Hex> {
+    if (finalized) return this.node.getFinalizedHead();
+    const header = await this.node.getHeader();
+    if (!header) throw new IncompleteNodeAnswerError('The node returned no best header.');
+    return hashOfHeader(header);
+  }
+
+  /** The best block's height (0 if the node has none). */
+  async bestNumber(): Promise<number> {
+    const header = await this.node.getHeader();
+    return header ? parseInt(header.number, 16) : 0;
+  }
+
+  /** Fails with the error for a height past the head, which names the head (one call to learn it). */
+  async beyondHead(): Promise<never> {
+    throw new BeyondHeadError(await this.bestNumber());
+  }
+}
+
+function heightKey(number: number): string {
+  return `h:${number}`;
+}

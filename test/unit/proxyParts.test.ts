@@ -1,0 +1,137 @@
+// The proxy's small parts on their own: answers in pieces, client addresses,
+// slots, merged calls that are given up, the scheduler's per-client cap, and
+// what a cache entry is counted as costing.
+import { entryCost, ENTRY_OVERHEAD_BYTES, resultText } from '../../src/proxy/answerCache';
+import { addressKey, clientKey } from '../../src/proxy/clients';
+import { FairScheduler, LaneClosedError } from '../../src/proxy/fairScheduler';
+import { MergedCalls } from '../../src/proxy/mergedCalls';
+import { Outgoing } from '../../src/proxy/outgoing';
+import { judge } from '../../src/proxy/resultShapes';
+import { AbandonedCallError, Slots } from '../../src/proxy/slots';
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('Outgoing', () => {
+  it('writes the same text in chunks: small pieces joined, big ones cut, never inside a surrogate pair', () => {
+    const big = `"${'a'.repeat(9)}😀${'b'.repeat(20)}"`;
+    const answer = new Outgoing().push('[').push('{"id":1}').push(',').push(big).push(']');
+    const chunks = [...answer.chunks(10)];
+    expect(chunks.join('')).toBe(answer.text());
+    expect(Math.max(...chunks.map((chunk) => chunk.length))).toBeLessThanOrEqual(10);
+    for (const chunk of chunks) expect(Buffer.from(chunk).toString()).toBe(chunk); // no lone surrogate
+    expect(answer.bytes).toBe(Buffer.byteLength(answer.text()));
+  });
+});
+
+describe('client addresses', () => {
+  it('is the peer without trusted balancers, whatever X-Forwarded-For says', () => {
+    expect(clientKey('10.0.0.5', '1.2.3.4', 0)).toBe('10.0.0.5');
+    expect(clientKey('::ffff:10.0.0.5', undefined, 0)).toBe('10.0.0.5');
+  });
+
+  it('is the entry the outermost trusted balancer appended, counted from the right', () => {
+    expect(clientKey('10.0.0.5', 'spoofed, 1.2.3.4', 1)).toBe('1.2.3.4');
+    expect(clientKey('10.0.0.5', '9.9.9.9, 1.2.3.4, 10.0.0.4', 2)).toBe('1.2.3.4');
+    expect(clientKey('10.0.0.5', ['9.9.9.9', '1.2.3.4:5555'], 1)).toBe('1.2.3.4');
+    expect(clientKey('10.0.0.5', 'not-an-address', 1)).toBe('10.0.0.5');
+  });
+
+  it('takes an IPv6 client as its /64', () => {
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:2:bbbb:cccc:dddd:eeee')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+  });
+});
+
+describe('Slots', () => {
+  it('hands a slot given back to the next waiter, and drops a waiter whose caller left', async () => {
+    const slots = new Slots(1);
+    await slots.take();
+    const left = new AbortController();
+    const leaving = slots.take(left.signal);
+    const staying = slots.take();
+    left.abort();
+    await expect(leaving).rejects.toBeInstanceOf(AbandonedCallError);
+    slots.give();
+    await staying;
+    expect([slots.inUse, slots.queued]).toEqual([1, 0]);
+  });
+});
+
+describe('MergedCalls', () => {
+  it('gives a shared call up only when every caller has left, and starts afresh after', async () => {
+    const merged = new MergedCalls<string>();
+    const signals: AbortSignal[] = [];
+    const work = (signal: AbortSignal) => {
+      signals.push(signal);
+      return new Promise<string>((resolve) => signal.addEventListener('abort', () => resolve('given up')));
+    };
+    const [a, b] = [new AbortController(), new AbortController()];
+    const first = merged.run('k', work, a.signal);
+    const second = merged.run('k', work, b.signal);
+    expect([first.joined, second.joined]).toEqual([false, true]);
+    a.abort();
+    expect(signals[0].aborted).toBe(false);
+    b.abort();
+    expect(signals[0].aborted).toBe(true);
+    expect(merged.run('k', work, new AbortController().signal).joined).toBe(false);
+  });
+});
+
+describe('FairScheduler', () => {
+  it("caps a client's calls over all its lanes, and counts a left lane's running calls until they end", async () => {
+    const scheduler = new FairScheduler({ perLane: 10, perGroup: 2, perTurn: 64 });
+    const client = scheduler.group();
+    const [a, b] = [scheduler.lane(client), scheduler.lane(client)];
+    const started: string[] = [];
+    const finish = new Map<string, () => void>();
+    const slow = (name: string) => () => {
+      started.push(name);
+      return new Promise<string>((resolve) => finish.set(name, () => resolve(name)));
+    };
+    const [a1, a2, b1] = [scheduler.submit(a, slow('a1')), scheduler.submit(a, slow('a2')), scheduler.submit(b, slow('b1'))];
+    const other = scheduler.submit(scheduler.lane(scheduler.group()), async () => 'other');
+    await tick();
+    expect(started).toEqual(['a1', 'b1']);
+    expect(await other).toBe('other'); // another client is not held up
+    finish.get('b1')!();
+    await b1;
+    await tick();
+    expect(started).toEqual(['a1', 'b1', 'a2']);
+    a.close();
+    await expect(a1).rejects.toBeInstanceOf(LaneClosedError); // not waited on
+    await expect(a2).rejects.toBeInstanceOf(LaneClosedError);
+    expect(client.inFlight).toBe(2); // but still counted: the work goes on
+    finish.get('a1')!();
+    finish.get('a2')!();
+    await tick();
+    expect(client.inFlight).toBe(0);
+  });
+
+  it('starts no call of a held lane until it is let go', async () => {
+    const scheduler = new FairScheduler({ perLane: 10, perGroup: 10, perTurn: 64 });
+    const lane = scheduler.lane(scheduler.group());
+    lane.held = true;
+    let started = false;
+    const call = scheduler.submit(lane, async () => (started = true));
+    await tick();
+    expect(started).toBe(false);
+    lane.held = false;
+    await call;
+    expect(started).toBe(true);
+  });
+});
+
+describe('what the cache keeps and counts', () => {
+  it('counts a two-byte string double, and an entry its overhead', () => {
+    const ascii = entryCost('k', resultText('abc'));
+    expect(ascii).toBe(1 + 5 + ENTRY_OVERHEAD_BYTES);
+    expect(entryCost('k', resultText('äbc'))).toBe(1 + 2 * 5 + ENTRY_OVERHEAD_BYTES);
+  });
+
+  it('keeps no empty list', () => {
+    expect(judge('state_getKeysPaged', [], [])).toBe('serve');
+    expect(judge('state_getKeysPaged', [], ['0x00'])).toBe('cache');
+    expect(judge('state_queryStorageAt', [], [])).toBe('serve');
+  });
+});
