@@ -73,7 +73,8 @@ export function followRouter(parts: FollowParts, options: FollowRouterOptions): 
   const openStream = async (req: Request, streamOptions: StreamOptions, ignoredParams: string | undefined): Promise<EventStreamReply> => {
     const start = startOf(req);
     streams.admit();
-    const from = start ?? (await streams.defaultStart());
+    const head = await streams.defaultStart();
+    const from = start ?? head;
     return {
       ignoredParams,
       events(res) {
