@@ -120,7 +120,8 @@ export async function startFastcarProcess(nodeUrl: string, env: Record<string, s
   const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
   const args = fromSource ? ['--import', 'tsx', join(ROOT, 'src', 'main.ts')] : [join(ROOT, 'dist', 'src', 'main.js')];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', ...env },
+    // The extrinsic index off unless asked for, as in harness/fastcar.ts.
+    env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {

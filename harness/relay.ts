@@ -12,6 +12,8 @@ export interface RelayCounts {
   waves: number;
   /** The most calls unanswered at once. */
   peakPending: number;
+  /** Calls by method. */
+  methods: Record<string, number>;
 }
 
 export interface Relay {
@@ -34,8 +36,12 @@ export interface RelayedCall {
  */
 export type RelayRoute = (call: RelayedCall) => { result: unknown } | { params: unknown[] } | { dropAfterMs: number } | undefined;
 
-export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, route?: RelayRoute): Promise<Relay> {
-  const counts: RelayCounts = { calls: 0, waves: 0, peakPending: 0 };
+/**
+ * `dropFromNode`, when given, is asked about each message the node sends; those it
+ * returns true for never reach the client (a subscription notification lost on the way).
+ */
+export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, route?: RelayRoute, dropFromNode?: (message: unknown) => boolean): Promise<Relay> {
+  const counts: RelayCounts = { calls: 0, waves: 0, peakPending: 0, methods: {} };
   let pending = 0;
   const server = new WebSocketServer({ host: '127.0.0.1', port, maxPayload: 256 * 1024 * 1024 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -60,6 +66,7 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, rou
       for (const call of parse(message)) {
         if (call.method && call.id !== undefined) {
           counts.calls += 1;
+          counts.methods[call.method] = (counts.methods[call.method] ?? 0) + 1;
           if (pending === 0) counts.waves += 1;
           pending += 1;
           counts.peakPending = Math.max(counts.peakPending, pending);
@@ -68,6 +75,7 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, rou
       later(() => (upstream.readyState === WebSocket.OPEN ? upstream.send(message) : queued.push(message)));
     });
     upstream.on('message', (message) => {
+      if (dropFromNode?.(JSON.parse(message.toString()))) return;
       for (const answer of parse(message)) if (answer.id !== undefined && answer.id !== null && !answer.method) pending = Math.max(0, pending - 1);
       later(() => client.readyState === WebSocket.OPEN && client.send(message));
     });
@@ -93,6 +101,7 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, rou
       counts.calls = 0;
       counts.waves = 0;
       counts.peakPending = 0;
+      counts.methods = {};
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -32,6 +32,12 @@ export interface Config {
   /** Slow clients: their headers, and their whole request, within these. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Block streams (`/blocks/stream`) open at once in one process. */
+  maxStreams: number;
+  /** Unsent bytes a stream may have before its client counts as too far behind. */
+  streamBufferBytes: number;
+  /** Newest finalized blocks whose extrinsics `/extrinsics/{hash}` finds; 0: none (from/to only). */
+  extrinsicIndexBlocks: number;
 }
 
 export class ConfigError extends Error {}
@@ -187,6 +193,9 @@ const SETTINGS: readonly Setting[] = [
   text('metricsHost', ['FASTCAR_METRICS_HOST'], '127.0.0.1', 'bind address of /metrics'),
   whole('headersTimeoutMs', ['FASTCAR_HEADERS_TIMEOUT_MS'], 10_000, [100, 600_000], "a client's request headers must arrive within this"),
   whole('requestTimeoutMs', ['FASTCAR_REQUEST_TIMEOUT_MS'], 60_000, [100, 3_600_000], 'and its whole request within this'),
+  whole('maxStreams', ['FASTCAR_MAX_STREAMS'], 1000, [0, 1_000_000], '/blocks/stream connections open at once per process; beyond: 503', '0: streams off'),
+  whole('streamBufferBytes', ['FASTCAR_STREAM_BUFFER_BYTES'], 8 * 1024 * 1024, [64 * 1024, 1024 * 1024 * 1024], 'unsent bytes a stream may have before its client is dropped as too far behind, told where to resume'),
+  whole('extrinsicIndexBlocks', ['FASTCAR_EXTRINSIC_INDEX_BLOCKS'], 14_400, [0, 1_000_000], 'newest finalized blocks /extrinsics/{hash} searches', 'about a day; 0: only ?from&to'),
 ];
 
 /** Rules between settings, checked once all are read. */

@@ -12,6 +12,7 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message: string) => new ApiError(400, message);
+export const notFound = (message: string) => new ApiError(404, message);
 
 /** No block with this hash is known to the node. */
 export class UnknownBlockError extends Error {

@@ -40,6 +40,20 @@ export class Metrics {
     new Counter({ name, help, registers: [this.registry], collect() { this.reset(); this.inc(read()); } });
   }
 
+  /** Running totals kept elsewhere, one for each value of `label`, read at scrape time. */
+  totalsBy(name: string, help: string, label: string, read: () => Record<string, number>): void {
+    new Counter({
+      name,
+      help,
+      labelNames: [label],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [value, count] of Object.entries(read())) this.inc({ [label]: value }, count);
+      },
+    });
+  }
+
   /** A level (it rises and falls), read at scrape time. */
   gauge(name: string, help: string, read: () => number): void {
     new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });

@@ -15,8 +15,8 @@ import { NodeClient, NodeUnavailableError } from './rpc/nodeClient';
 import { decodeCounters } from './services/bodyDecoding';
 import { chainServices, type ChainServices } from './services/chain';
 import { FinalizedHead } from './services/finalizedHead';
-import { Prebuilder } from './services/prebuilder';
 import { RelayLink } from './services/relayLink';
+import { followTheChain } from './followWiring';
 import { rateLimited, RateLimiter } from './http/rateLimit';
 import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
@@ -156,10 +156,6 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   };
   const { node, finalized, services, redis, cache } = chain;
   exposeFigures(metrics, chain);
-  if (config.prebuildBlocks > 0) {
-    const prebuilder = new Prebuilder(services.blocks, logger, config.prebuildBlocks);
-    finalized.onAdvance((number) => prebuilder.onFinalized(number));
-  }
   services.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
 
   // One health reading a second, whoever asks: /health stays cheap when polled hard.
@@ -190,13 +186,15 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     onImmutableAnswer: hot ? (reply) => hot.remember(reply) : undefined,
   };
   const router = blocksRouter(services, { ...routerOptions, relay: relayNode ? new RelayLink(services, relayServices) : 'unconfigured' });
+  // Newly finalized blocks built ahead of pollers, pushed to streams, indexed by extrinsic hash.
+  const following = followTheChain(chain, config, metrics, logger, routerOptions.onIgnoredParams);
   const relayRouter = relayNode ? pendingRouter(() => blocksRouter(relayServices(), { ...routerOptions, relay: 'relay', mount: '/rc' })) : unconfiguredRelayRouter();
   const requestLog = new RequestLog(logger, metrics);
   // polkadot-rest-api serves the same routes under /v1: its users can point here unchanged.
   const app = createApp({
     logger,
     requestLog,
-    routers: [docsRouter(VERSION), router, ['/rc', relayRouter], ['/v1', router], ['/v1/rc', relayRouter]],
+    routers: [docsRouter(VERSION), following.router, router, ['/rc', relayRouter], ['/v1', following.router], ['/v1', router], ['/v1/rc', relayRouter]],
     health,
   });
   const pacer = new RequestPacer();
@@ -225,6 +223,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     metricsUrl: metricsServer?.url,
     server,
     async close() {
+      await following.close(); // streams never end by themselves: the server would wait on them
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await metricsServer?.close();

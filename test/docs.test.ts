@@ -11,6 +11,8 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import { BLOCK_ROUTES } from '../src/controllers/blockRoutes';
+import { FOLLOW_ROUTES } from '../src/controllers/followRoutes';
+import { openStream } from '../harness/sseClient';
 import { openApiDocument } from '../src/http/openapi';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
@@ -46,7 +48,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes every route the router serves, with its parameters', () => {
-    for (const route of Object.values(BLOCK_ROUTES)) {
+    for (const route of [...Object.values(BLOCK_ROUTES), ...Object.values(FOLLOW_ROUTES)]) {
       const path = route.path.replace(/:(\w+)/g, '{$1}');
       const operation = document.paths[path]?.get as unknown as { parameters: { name: string; in: string }[] };
       expect([path, operation?.parameters.filter((p) => p.in === 'query').map((p) => p.name)]).toEqual([path, [...route.query]]);
@@ -78,7 +80,16 @@ describe('the OpenAPI document', () => {
       ['/blocks/1?noFees=maybe', 'Error'],
       [`/blocks/0x${'22'.repeat(32)}`, 'Error'],
       ['/blocks/1/extrinsics/9999', 'Error'],
+      [`/extrinsics/0x${'22'.repeat(32)}?from=1&to=3`, 'Error'],
+      ['/extrinsics/0x22', 'Error'],
+      ['/blocks/stream?from=x', 'Error'],
     );
+    // Extrinsics found by hash: each seeded kind's, with and without options.
+    for (const n of [manifest.blocks.transfers, manifest.blocks.multisigExecute, manifest.blocks.feeInAsset]) {
+      const { extrinsics } = (await getJson(`${fastcar.url}/blocks/${n}`)).body as { extrinsics: { hash: string }[] };
+      const last = extrinsics[extrinsics.length - 1].hash;
+      cases.push([`/extrinsics/${last}?from=${n}&to=${n}`, 'ExtrinsicFound'], [`/extrinsics/${last}?from=${n - 2}&to=${n}&eventDocs=true&noFees=true`, 'ExtrinsicFound']);
+    }
     const failures: string[] = [];
     for (const [path, schema] of cases) {
       const answer = await getJson(fastcar.url + path);
@@ -87,6 +98,26 @@ describe('the OpenAPI document', () => {
     }
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it('matches what streams send: blocks, headers and the final resume event', async () => {
+    const from = manifest.head.number - 2;
+    const blocks = await openStream(`${fastcar.url}/blocks/stream?from=${from}&eventDocs=true`);
+    const headers = await openStream(`${fastcar.url}/blocks/head/header/stream?from=${from}`);
+    try {
+      const problems = [
+        ...(await blocks.blocks(3)).flatMap((event) => validate('Block', JSON.parse(event.data))),
+        ...(await headers.blocks(3)).flatMap((event) => validate('Header', JSON.parse(event.data))),
+        ...validate('StreamResume', { from: 12, reason: 'lagging', message: 'read faster' }),
+        ...validate('StreamNotice', { message: 'The node is unavailable' }),
+      ];
+      expect(problems).toEqual([]);
+      const stream = document.paths['/blocks/stream'].get as unknown as { responses: Record<string, { content: Record<string, unknown> }> };
+      expect(Object.keys(stream.responses[200].content)).toEqual(['text/event-stream']);
+    } finally {
+      blocks.close();
+      headers.close();
+    }
+  });
 
   it('would catch a field it does not describe', () => {
     const block = { number: '1', hash: `0x${'1'.repeat(64)}`, parentHash: `0x${'2'.repeat(64)}`, stateRoot: `0x${'3'.repeat(64)}`, extrinsicsRoot: `0x${'4'.repeat(64)}` };
@@ -127,7 +158,7 @@ describe('the /docs page, in headless Chromium', () => {
     await page.goto(`${fastcar.url}/docs#/blocks/block`, { waitUntil: 'networkidle0' });
     await page.waitForSelector('.opblock-summary-path');
     const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((node) => node.getAttribute('data-path')));
-    for (const route of Object.values(BLOCK_ROUTES)) expect(paths).toContain(route.path.replace(/:(\w+)/g, '{$1}'));
+    for (const route of [...Object.values(BLOCK_ROUTES), ...Object.values(FOLLOW_ROUTES)]) expect(paths).toContain(route.path.replace(/:(\w+)/g, '{$1}'));
 
     // Deep-linked: the block operation is open. Try it out with a seeded height.
     const operation = '#operations-blocks-block';

@@ -14,7 +14,7 @@ import { RELAY_SETTING } from '../config';
 import { badRequest } from '../errors';
 import { isStream, respond, type Answer, type CacheFact, type Reply, type StreamItem } from '../http/reply';
 import { BLOCK_ROUTES as ROUTES } from './blockRoutes';
-import { blockQuery, canonicalBlockPath, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams } from './params';
+import { blockQuery, canonicalBlockPath, headerList, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams } from './params';
 import { combinedCache, relayAnswer, withRelayFields, type Piece } from './relayAnswer';
 
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
@@ -76,16 +76,6 @@ const cacheOf = (answer: Pick<BlockAnswer, 'fromCache'>): CacheFact => (answer.f
 
 /** With useEvmFormat=true, revive calls' events in EVM form; else the answer as it is. */
 const evmFormatter = (flags: Flags) => (flags.useEvmFormat ? withEvmAddresses : (json: string) => json);
-
-/** Names as they may appear in a response header: plain characters, a few, short. */
-function headerList(names: string[]): string | undefined {
-  const list = names
-    .slice(0, 10)
-    .map((name) => name.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40))
-    .filter(Boolean)
-    .join(', ');
-  return list || undefined;
-}
 
 /** The relay chain's routes when no relay node is set: each answers what is missing. */
 export function unconfiguredRelayRouter(): Router {

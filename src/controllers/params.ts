@@ -71,6 +71,16 @@ export function parseRcBlockFormat(raw: unknown, useRcBlock: boolean): 'array' |
 
 const nameOf = (name: string) => (name === 'noFee' ? 'noFees' : name);
 
+/** Names as they may appear in a response header: plain characters, a few, short. */
+export function headerList(names: string[]): string | undefined {
+  const list = names
+    .slice(0, 10)
+    .map((name) => name.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40))
+    .filter(Boolean)
+    .join(', ');
+  return list || undefined;
+}
+
 /** The query parameters a route does not use (sidecar ignores them). */
 export function unusedParams(req: Request, allowed: readonly string[]): string[] {
   return Object.keys(req.query).filter((name) => !allowed.includes(nameOf(name)));

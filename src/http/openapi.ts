@@ -3,6 +3,7 @@
 // are closed (no properties beyond those listed), so a field added or renamed
 // without documenting it fails the schema test against real answers.
 import { BLOCK_ROUTES, QUERY_PARAMETERS, type ResponseName, type RouteSpec } from '../controllers/blockRoutes';
+import { FOLLOW_SCHEMAS, followPaths } from './followOpenApi';
 
 type Schema = Record<string, unknown>;
 
@@ -150,6 +151,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
   for (const [name, route] of Object.entries(BLOCK_ROUTES)) {
     paths[route.path.replace(/:(\w+)/g, '{$1}')] = { get: operation(name, route) };
   }
+  Object.assign(paths, followPaths());
   paths['/health'] = {
     get: {
       operationId: 'health',
@@ -169,6 +171,6 @@ export function openApiDocument(version: string): Record<string, unknown> {
       description: "substrate-api-sidecar's `/blocks` API, field for field, answered with fewer node round trips. Errors are `{code, message}`.",
     },
     paths,
-    components: { schemas: SCHEMAS },
+    components: { schemas: { ...SCHEMAS, ...FOLLOW_SCHEMAS } },
   };
 }

@@ -1,7 +1,8 @@
 // The one writer of answers. Controllers (and the app, for health, errors and
 // unknown paths) hand it a reply value; the warm path hands it the same value
 // kept from the first time. Conditional requests, caching headers, encoding, the
-// node-call counts and the cache fact are written here and nowhere else.
+// node-call counts and the cache fact are written here and nowhere else (a stream
+// of events, once its headers are sent, is written by its own sink: http/sse.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 
@@ -50,10 +51,23 @@ export interface StreamReply {
   ignoredParams?: string;
 }
 
+/**
+ * An answer that stays open: Server-Sent Events. The writer sends the headers, then
+ * hands the response to `events`, which writes the events from then on.
+ */
+export interface EventStreamReply {
+  events(res: ServerResponse): void;
+  ignoredParams?: string;
+}
+
 export type Answer = Reply | StreamReply;
 
-export function isStream(answer: Answer): answer is StreamReply {
+export function isStream(answer: Answer | EventStreamReply): answer is StreamReply {
   return 'items' in answer;
+}
+
+function isEventStream(answer: Answer | EventStreamReply): answer is EventStreamReply {
+  return 'events' in answer;
 }
 
 function accountHeaders(account: Account, cache: CacheFact | undefined, ignoredParams: string | undefined): string[] {
@@ -150,6 +164,18 @@ async function sendStream(req: IncomingMessage, res: ServerResponse, reply: Stre
   }
 }
 
+function sendEventStream(res: ServerResponse, reply: EventStreamReply, account: Account): void {
+  res.writeHead(200, [
+    'Content-Type', 'text/event-stream; charset=utf-8',
+    'Cache-Control', 'no-store',
+    // nginx (and balancers that follow it) pass the stream on as it comes instead of buffering it.
+    'X-Accel-Buffering', 'no',
+    ...accountHeaders(account, undefined, reply.ignoredParams),
+  ]);
+  res.socket?.setNoDelay(true);
+  reply.events(res);
+}
+
 const ACCOUNT = Symbol('account');
 type Accounted = ServerResponse & { [ACCOUNT]?: RequestStats };
 
@@ -163,7 +189,8 @@ function accountOf(res: ServerResponse): Account {
 }
 
 /** Sends an answer to a request the app accounts for. */
-export async function respond(req: IncomingMessage, res: ServerResponse, answer: Answer): Promise<void> {
+export async function respond(req: IncomingMessage, res: ServerResponse, answer: Answer | EventStreamReply): Promise<void> {
   if (isStream(answer)) await sendStream(req, res, answer, accountOf(res));
+  else if (isEventStream(answer)) sendEventStream(res, answer, accountOf(res));
   else await sendReply(req, res, answer, accountOf(res));
 }

@@ -15,7 +15,7 @@ export class Prebuilder {
 
   /** @param depth at most this many of the newest finalized blocks are built per advance */
   constructor(
-    private readonly blocks: BlocksService,
+    private readonly blocks: Pick<BlocksService, 'block'>,
     private readonly logger: Logger,
     private readonly depth: number,
   ) {}

@@ -23,6 +23,12 @@ describe('loadConfig', () => {
     expect(loadConfig({}).relayUrl).toBeUndefined();
   });
 
+  it('reads the stream and extrinsic index settings, with defaults', () => {
+    expect(loadConfig({})).toMatchObject({ maxStreams: 1000, streamBufferBytes: 8 * 1024 * 1024, extrinsicIndexBlocks: 14_400 });
+    const config = loadConfig({ FASTCAR_MAX_STREAMS: '0', FASTCAR_STREAM_BUFFER_BYTES: '65536', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0' });
+    expect(config).toMatchObject({ maxStreams: 0, streamBufferBytes: 65536, extrinsicIndexBlocks: 0 });
+  });
+
   it('serves /metrics on a port of its own, on loopback unless told otherwise, or not at all', () => {
     expect(loadConfig({})).toMatchObject({ metricsPort: 9100, metricsHost: '127.0.0.1' });
     expect(loadConfig({ FASTCAR_METRICS_PORT: '0', FASTCAR_METRICS_HOST: '0.0.0.0' })).toMatchObject({ metricsPort: 0, metricsHost: '0.0.0.0' });
@@ -48,6 +54,9 @@ describe('loadConfig', () => {
     [{ FASTCAR_RELAY_URL: 'relay:9944' }, 'relay node URL relay:9944 must start with ws://'],
     [{ SAS_SUBSTRATE_MULTI_CHAIN_URL: 'ws://relay:9944' }, 'use a JSON array'],
     [{ SAS_SUBSTRATE_MULTI_CHAIN_URL: '{"url":"ws://relay:9944"}' }, 'use a JSON array'],
+    [{ FASTCAR_STREAM_BUFFER_BYTES: '1024' }, 'FASTCAR_STREAM_BUFFER_BYTES=1024 is not valid: use a whole number from 65536'],
+    [{ FASTCAR_MAX_STREAMS: 'many' }, 'FASTCAR_MAX_STREAMS=many is not valid'],
+    [{ FASTCAR_EXTRINSIC_INDEX_BLOCKS: '-1' }, 'FASTCAR_EXTRINSIC_INDEX_BLOCKS=-1 is not valid'],
   ])('rejects %p with a message that says what to do', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

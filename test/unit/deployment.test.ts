@@ -114,6 +114,18 @@ it('balances over exactly the fastcar services, on the port they listen on', () 
   expect(upstreams).toEqual(fastcars.map(([name, service]) => [name, loadConfig(service.environment).port]));
 });
 
+it('passes block streams on as they come: no buffering, idle ones kept past the heartbeat', () => {
+  const nginx = read('deploy/nginx.conf');
+  const [, pattern, body] = /location ~ (\S+) \{([^}]*)\}/.exec(nginx) ?? [];
+  const streams = new RegExp(pattern);
+  for (const path of ['/blocks/stream', '/v1/blocks/stream', '/blocks/head/header/stream', '/v1/blocks/head/header/stream']) expect([path, streams.test(path)]).toEqual([path, true]);
+  for (const path of ['/blocks/17', '/blocks/head', '/blocks/head/header', '/extrinsics/0x00']) expect([path, streams.test(path)]).toEqual([path, false]);
+  expect(body).toContain('proxy_buffering off;');
+  expect(body).toContain('proxy_pass http://fastcar;');
+  const [, hours] = /proxy_read_timeout (\d+)h;/.exec(body) ?? [];
+  expect(Number(hours) * 3600).toBeGreaterThan(15);
+});
+
 it('copies into the image only what exists, and everything the build imports', () => {
   const dockerfile = read('Dockerfile');
   const copied = [...dockerfile.matchAll(/^COPY (?!--from)(?:--\S+ )*(.+) \S+$/gm)].flatMap((m) => m[1].split(' '));

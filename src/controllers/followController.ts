@@ -1,0 +1,148 @@
+// HTTP for following the chain: finalized blocks (or headers) as a stream, and an
+// extrinsic found by hash. Parses and checks everything before a stream opens or
+// a block is read, so a bad request costs nothing; each route returns one answer
+// value, which the writer (src/http/reply.ts) sends.
+import { Router, type Request, type Response } from 'express';
+
+import { badRequest, notFound } from '../errors';
+import { respond, type EventStreamReply, type Reply } from '../http/reply';
+import { SseSink } from '../http/sse';
+import type { Hex } from '../rpc/nodeClient';
+import type { BlocksService } from '../services/blocksService';
+import type { BlockStreams, StreamOptions } from '../services/blockStream';
+import { withEvmAddresses } from '../services/evmFormat';
+import { MAX_SEARCH_BLOCKS, type ExtrinsicIndex } from '../services/extrinsicIndex';
+import type { FinalizedFeed } from '../services/finalizedFeed';
+import { FOLLOW_ROUTES as ROUTES, type FollowQueryName } from './followRoutes';
+import { blockQuery, headerList, parseFlags, parseParaId, unusedParams } from './params';
+
+const U32_MAX = 0xffff_ffff;
+/** Parameters that carry values, not true/false. */
+const VALUED: readonly string[] = ['from', 'to', 'paraId'];
+
+export interface FollowParts {
+  streams: BlockStreams;
+  index: ExtrinsicIndex;
+  blocks: Pick<BlocksService, 'extrinsic'>;
+  feed: Pick<FinalizedFeed, 'currentHead'>;
+}
+
+export interface FollowRouterOptions {
+  strictParams: boolean;
+  onIgnoredParams?: (count: number) => void;
+}
+
+type Handler = (req: Request, res: Response) => Promise<Reply | EventStreamReply>;
+
+/** A block height in a parameter or header: a decimal whole number that fits a block number. */
+function heightOf(raw: unknown, name: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^\d{1,10}$/.test(raw) || Number(raw) > U32_MAX) {
+    throw badRequest(`${name} must be a block height: a decimal whole number from 0 to ${U32_MAX}.`);
+  }
+  return Number(raw);
+}
+
+/** Where a stream starts: after Last-Event-ID (a reconnect), else at `from`; undefined: at the head. */
+function startOf(req: Request): number | undefined {
+  const lastEventId = heightOf(req.headers['last-event-id'], 'Last-Event-ID');
+  const from = heightOf(req.query.from, 'from');
+  return lastEventId !== undefined ? lastEventId + 1 : from;
+}
+
+function extrinsicHashOf(raw: string): Hex {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(raw)) throw badRequest(`Cannot look up extrinsic ${raw.slice(0, 80)}: an extrinsic hash is 0x followed by 64 hex digits.`);
+  return raw.toLowerCase() as Hex;
+}
+
+export function followRouter(parts: FollowParts, options: FollowRouterOptions): Router {
+  const router = Router();
+  const { streams, index, blocks, feed } = parts;
+
+  /** The route's true/false flags, and what it does not use (named in X-Ignored-Params, or, strict, a 400). */
+  const readFlags = (req: Request, allowed: readonly FollowQueryName[]) => {
+    if (req.query.useRcBlock === 'true') throw badRequest('useRcBlock is not served on this route: it follows this chain\'s own finalized blocks');
+    const query = Object.fromEntries(Object.entries(req.query).filter(([name]) => !(VALUED.includes(name) && allowed.includes(name as FollowQueryName))));
+    const flags = parseFlags({ query } as unknown as Request, allowed.filter((name) => !VALUED.includes(name)), options.strictParams);
+    const ignored = unusedParams(req, allowed);
+    if (ignored.length === 0) return { flags };
+    options.onIgnoredParams?.(ignored.length);
+    return { flags, ignoredParams: headerList(ignored) };
+  };
+
+  const openStream = async (req: Request, streamOptions: StreamOptions, ignoredParams: string | undefined): Promise<EventStreamReply> => {
+    const start = startOf(req);
+    streams.admit();
+    const head = await streams.defaultStart();
+    const from = start ?? head;
+    return {
+      ignoredParams,
+      events(res) {
+        const sink = new SseSink(res);
+        sink.open(from);
+        streams.subscribe(streamOptions, from, sink);
+      },
+    };
+  };
+
+  const getBlockStream: Handler = async (req) => {
+    const { flags, ignoredParams } = readFlags(req, ROUTES.blockStream.query);
+    const query = blockQuery(flags, parseParaId(req.query.paraId));
+    return openStream(req, { kind: 'blocks', query, includeTag: flags.finalizedKey !== false, evm: flags.useEvmFormat === true }, ignoredParams);
+  };
+
+  const getHeaderStream: Handler = async (req) => {
+    const { ignoredParams } = readFlags(req, ROUTES.headerStream.query);
+    return openStream(req, { kind: 'headers', query: blockQuery({}), includeTag: true, evm: false }, ignoredParams);
+  };
+
+  /** The heights searched when the index is asked, as a 404 names them. */
+  const indexWindow = (): string => {
+    if (index.size <= 0) return 'no blocks: the extrinsic index is off (FASTCAR_EXTRINSIC_INDEX_BLOCKS=0)';
+    const { low, high, floor } = index.coverage();
+    if (high < 0) return 'no blocks yet: the extrinsic index is starting';
+    const filling = low > floor ? `; still filling back to ${floor}` : '';
+    return `finalized blocks ${low}-${high} (the newest ${index.size} are indexed${filling})`;
+  };
+
+  const getExtrinsic: Handler = async (req, res) => {
+    const { flags, ignoredParams } = readFlags(req, ROUTES.extrinsicByHash.query);
+    const hash = extrinsicHashOf(typeof req.params.extrinsicHash === 'string' ? req.params.extrinsicHash : '');
+    const from = heightOf(req.query.from, 'from');
+    const to = heightOf(req.query.to, 'to');
+    if ((from === undefined) !== (to === undefined)) throw badRequest('from and to go together: both to search heights from-to, neither to search the index.');
+    let place;
+    let searched: string;
+    if (from !== undefined && to !== undefined) {
+      if (from > to) throw badRequest(`from (${from}) must not be greater than to (${to}).`);
+      if (to - from + 1 > MAX_SEARCH_BLOCKS) throw badRequest(`from-to spans ${to - from + 1} blocks; at most ${MAX_SEARCH_BLOCKS} are searched at once.`);
+      const head = await feed.currentHead();
+      if (to > head) throw badRequest(`to (${to}) is beyond the finalized head (${head}); only finalized blocks are searched.`);
+      const stop = new AbortController();
+      res.once('close', () => stop.abort());
+      place = await index.search(hash, from, to, stop.signal);
+      searched = `finalized blocks ${from}-${to}`;
+    } else {
+      place = index.find(hash);
+      searched = `${indexWindow()}; search other heights with ?from=&to=`;
+    }
+    if (!place) throw notFound(`Extrinsic ${hash} was not found in ${searched}.`);
+    const found = await blocks.extrinsic({ kind: 'number', number: place.height }, place.index, blockQuery(flags));
+    // The index names only extrinsics it read from the finalized block itself.
+    if (!found) throw notFound(`Extrinsic ${hash} was not found in finalized block ${place.height}.`);
+    const shown = JSON.parse(flags.useEvmFormat ? withEvmAddresses(found.json) : found.json) as { at: { height: string; hash: string }; extrinsics: unknown };
+    const body = { blockNumber: shown.at.height, blockHash: shown.at.hash, index: String(place.index), extrinsic: shown.extrinsics };
+    return { body: JSON.stringify(body), cache: found.fromCache ? 'hit' : 'miss', ignoredParams };
+  };
+
+  const handlers: Record<keyof typeof ROUTES, Handler> = {
+    blockStream: getBlockStream,
+    headerStream: getHeaderStream,
+    extrinsicByHash: getExtrinsic,
+  };
+  for (const [name, route] of Object.entries(ROUTES)) {
+    const handler = handlers[name as keyof typeof ROUTES];
+    router.get(route.path, async (req: Request, res: Response) => respond(req, res, await handler(req, res)));
+  }
+  return router;
+}

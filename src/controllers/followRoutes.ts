@@ -1,0 +1,64 @@
+// The routes that follow the chain for clients (finalized blocks as a stream, and
+// where an extrinsic landed), as data in the manner of blockRoutes.ts: the router
+// (followController.ts) and the OpenAPI document (src/http/followOpenApi.ts) are
+// both built from this table.
+import { QUERY_PARAMETERS, type QueryName, type QueryParameter } from './blockRoutes';
+
+export type FollowQueryName = Exclude<QueryName, 'range' | 'finalized' | 'useRcBlock' | 'useRcBlockFormat'> | 'from' | 'to';
+
+export const FOLLOW_PARAMETERS: Record<FollowQueryName, QueryParameter> = {
+  eventDocs: QUERY_PARAMETERS.eventDocs,
+  extrinsicDocs: QUERY_PARAMETERS.extrinsicDocs,
+  noFees: QUERY_PARAMETERS.noFees,
+  finalizedKey: QUERY_PARAMETERS.finalizedKey,
+  decodedXcmMsgs: QUERY_PARAMETERS.decodedXcmMsgs,
+  paraId: { type: 'integer', description: 'With decodedXcmMsgs: keep only messages this parachain sent (0: all).' },
+  useEvmFormat: QUERY_PARAMETERS.useEvmFormat,
+  from: { type: 'integer', description: 'The first height wanted.' },
+  to: { type: 'integer', description: 'The last height searched (with `from`; at most 500 heights, all finalized).' },
+};
+
+export type FollowResponseName = 'BlockEvents' | 'HeaderEvents' | 'ExtrinsicFound';
+
+export interface FollowRouteSpec {
+  /** As Express writes it. */
+  path: string;
+  summary: string;
+  description: string;
+  query: readonly FollowQueryName[];
+  response: FollowResponseName;
+}
+
+export const FOLLOW_ROUTES = {
+  blockStream: {
+    path: '/blocks/stream',
+    summary: 'Finalized blocks as they come, as Server-Sent Events',
+    description:
+      'One event per finalized block, in height order, with no gaps and no repeats: `id` is the height, `data` exactly what `/blocks/{id}` answers ' +
+      'for the same options. Starts at the finalized head; `from` starts at that height instead (a height beyond the head waits for it), and ' +
+      '`Last-Event-ID` (what EventSource sends when it reconnects) after that one. Past heights are sent as fast as the client reads them, then ' +
+      'the stream goes live without a gap. Also sent: `node-unavailable` and `node-available` events while the node is away and when it is back ' +
+      '(nothing is skipped), a comment line every 15 s on an idle stream, and a last `resume` event `{from, reason, message}` before the server ' +
+      'ends a stream (a client that falls too far behind, or a shutdown): reconnect with `from` set to its `from`.',
+    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId', 'useEvmFormat', 'from'],
+    response: 'BlockEvents',
+  },
+  headerStream: {
+    path: '/blocks/head/header/stream',
+    summary: 'Finalized headers as they come, as Server-Sent Events',
+    description:
+      'As `/blocks/stream`, with each event\'s `data` exactly what `/blocks/{id}/header` answers: for clients that only need to know a block is final.',
+    query: ['from'],
+    response: 'HeaderEvents',
+  },
+  extrinsicByHash: {
+    path: '/extrinsics/:extrinsicHash',
+    summary: 'Where an extrinsic landed: its block and index, and the extrinsic itself',
+    description:
+      'Searches the newest finalized blocks (FASTCAR_EXTRINSIC_INDEX_BLOCKS of them, about a day by default), or heights `from`-`to` ' +
+      '(both given, at most 500, all finalized). `extrinsic` is what `/blocks/{blockNumber}/extrinsics/{index}` shows as `extrinsics` ' +
+      'for the same options. 404 names the heights searched.',
+    query: ['eventDocs', 'extrinsicDocs', 'noFees', 'useEvmFormat', 'from', 'to'],
+    response: 'ExtrinsicFound',
+  },
+} as const satisfies Record<string, FollowRouteSpec>;
