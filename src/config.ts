@@ -23,6 +23,13 @@ export interface Config {
   prebuildBlocks: number;
   /** Reject query parameters a route does not use (sidecar ignores them). */
   strictParams: boolean;
+  /** Over HTTP(S), how often the finalized head is polled (a WebSocket node pushes it). */
+  finalizedPollMs: number;
+  /** Over HTTP(S): calls in one JSON-RPC batch, requests in flight, requests per second (0: no limit), HTTP/2 offered. */
+  rpcMaxBatch: number;
+  rpcMaxInFlight: number;
+  rpcRatePerSecond: number;
+  rpcHttp2: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -34,6 +41,7 @@ export const CONFIG_VARIABLES = [
   'FASTCAR_REDIS_TTL_SECONDS', 'DEVNET_PORT', 'WORKERS', 'FASTCAR_WORKERS',
   'FASTCAR_RATE_LIMIT_PER_IP', 'FASTCAR_TRUSTED_PROXIES', 'FASTCAR_PREBUILD_BLOCKS', 'FASTCAR_STRICT_PARAMS',
   'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL',
+  'FASTCAR_FINALIZED_POLL_MS', 'FASTCAR_RPC_MAX_BATCH', 'FASTCAR_RPC_MAX_IN_FLIGHT', 'FASTCAR_RPC_RATE_PER_SECOND', 'FASTCAR_RPC_HTTP2',
 ] as const;
 
 /** The setting a relay-chain feature names when it is missing. */
@@ -118,6 +126,11 @@ export function loadConfig(env: Env = process.env): Config {
     prebuildBlocks: integer(env, ['FASTCAR_PREBUILD_BLOCKS'], 4, 0, 64),
     strictParams: boolean(env, 'FASTCAR_STRICT_PARAMS', false),
     relayUrl: relayUrlOf(env),
+    finalizedPollMs: integer(env, ['FASTCAR_FINALIZED_POLL_MS'], 3000, 100, 600_000),
+    rpcMaxBatch: integer(env, ['FASTCAR_RPC_MAX_BATCH'], 100, 1, 10_000),
+    rpcMaxInFlight: integer(env, ['FASTCAR_RPC_MAX_IN_FLIGHT'], 20, 1, 4096),
+    rpcRatePerSecond: integer(env, ['FASTCAR_RPC_RATE_PER_SECOND'], 0, 0, 1_000_000),
+    rpcHttp2: boolean(env, 'FASTCAR_RPC_HTTP2', true),
   };
 }
 
@@ -127,7 +140,7 @@ Usage: npm start            (or: node dist/src/main.js [--help])
        node dist/src/main.js proxy [--config proxy.json]   the caching JSON-RPC proxy
 
 Environment (sidecar's names work too):
-  FASTCAR_NODE_URL / SAS_SUBSTRATE_URL   node JSON-RPC URL (ws://, wss://, http://);
+  FASTCAR_NODE_URL / SAS_SUBSTRATE_URL   node JSON-RPC URL (ws://, wss://, http://, https://);
                                          unset: start the bundled devnet and use it
   FASTCAR_RELAY_URL                      the relay chain's node, when the node above is a
                                          parachain's (Asset Hub): serves /rc/blocks/... and
@@ -137,6 +150,15 @@ Environment (sidecar's names work too):
   FASTCAR_HOST / SAS_EXPRESS_BIND_HOST   bind address (default 127.0.0.1)
   FASTCAR_LOG_LEVEL / SAS_LOG_LEVEL      error | warn | info | debug | trace | silent (default info)
   FASTCAR_RPC_TIMEOUT_MS                 per RPC call; past it the request gets 504 (default 30000)
+  FASTCAR_FINALIZED_POLL_MS              http(s) node: how often the finalized head is polled,
+                                         shared by all requests (default 3000)
+  FASTCAR_RPC_MAX_BATCH                  http(s) node: calls in one JSON-RPC batch; a larger
+                                         wave is split (default 100)
+  FASTCAR_RPC_MAX_IN_FLIGHT              http(s) node: requests in flight at once, learned
+                                         down when the node answers 429 (default 20)
+  FASTCAR_RPC_RATE_PER_SECOND            http(s) node: requests per second (default 0: none
+                                         of our own; one is learned from 429s)
+  FASTCAR_RPC_HTTP2                      http(s) node: offer HTTP/2 over TLS (default true)
   FASTCAR_CACHE_MAX_BYTES                in-process cache bound (default 268435456)
   REDIS_URL                              optional shared cache, e.g. redis://127.0.0.1:6379
   FASTCAR_REDIS_TTL_SECONDS              Redis entry lifetime (default 604800)

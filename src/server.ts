@@ -56,11 +56,25 @@ interface Chain {
 }
 
 function nodeClientFor(url: string, config: Config, metrics: () => Metrics | undefined): NodeClient {
+  // Labelled by host only: a provider's API key lives in the URL's path or query.
+  const upstream = /^https?:/.test(url) ? new URL(url).host : '';
   return new NodeClient({
     url,
     timeoutMs: config.rpcTimeoutMs,
     onCall: (method) => metrics()?.rpcCalls.inc({ method }),
     onError: (method) => metrics()?.rpcErrors.inc({ method }),
+    http: {
+      maxBatch: config.rpcMaxBatch,
+      maxInFlight: config.rpcMaxInFlight,
+      ratePerSecond: config.rpcRatePerSecond,
+      http2: config.rpcHttp2,
+      hooks: {
+        onRequest: () => metrics()?.rpcHttpRequests.inc({ upstream }),
+        onThrottled: (how) => metrics()?.rpcThrottled.inc({ upstream, how }),
+        onRetry: (calls) => metrics()?.rpcRetries.inc({ upstream }, calls),
+        onBatchRefused: (reason) => metrics()?.rpcBatchesRefused.inc({ upstream, reason }),
+      },
+    },
   });
 }
 
@@ -72,7 +86,7 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   if (!genesis) throw new Error(`the node at ${url} has no block 0`);
   const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:1:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
   const cache = new TieredCache(cacheMaxBytes, redis);
-  const finalized = new FinalizedHead(node);
+  const finalized = new FinalizedHead(node, config.finalizedPollMs);
   await finalized.start();
   const blocks = new BlocksService(node, new RuntimeRegistry(node), finalized, cache, genesis);
   return {
@@ -82,6 +96,7 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
     redis,
     cache,
     async close() {
+      finalized.stop();
       await redis?.close();
       await node.disconnect().catch(() => undefined);
     },

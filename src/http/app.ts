@@ -5,7 +5,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { ApiError } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
-import { NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
+import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
 import { arrivedAt } from './requestPacer';
 import { newRequestStats, runWithStats } from '../rpc/requestStats';
 
@@ -79,7 +79,7 @@ export function createApp({ logger, metrics, routers, health }: AppParts): expre
       res.end();
       return;
     }
-    if (status === 503) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+    if (status === 503) res.setHeader('Retry-After', String(error instanceof NodeThrottledError ? error.retryAfterSeconds : RETRY_AFTER_SECONDS));
     res.setHeader('Cache-Control', 'no-store');
     res.status(status).json({ code: status, message });
   });
@@ -89,6 +89,7 @@ export function createApp({ logger, metrics, routers, health }: AppParts): expre
 /** Never a stack trace, never an internal path: a status and a sentence. */
 function describe(error: unknown): { status: number; message: string } {
   if (error instanceof ApiError) return { status: error.status, message: error.message };
+  if (error instanceof NodeThrottledError) return { status: 503, message: 'The node provider is limiting requests; retry shortly.' };
   if (error instanceof NodeUnavailableError) return { status: 503, message: 'The node is unavailable; retry shortly.' };
   if (error instanceof NodeTimeoutError) return { status: 504, message: 'The node did not answer in time.' };
   const status = (error as { status?: unknown })?.status;
