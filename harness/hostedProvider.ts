@@ -9,6 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,8 @@ export interface ProviderLimits {
 
 export interface ProviderCounts {
   requests: number;
+  /** TCP (or TLS) connections clients opened. */
+  connections: number;
   /** Requests that reached it over HTTP/2. */
   http2Requests: number;
   calls: number;
@@ -73,7 +76,8 @@ interface RpcCall {
 type Request = IncomingMessage | Http2ServerRequest;
 type Response = ServerResponse | Http2ServerResponse;
 
-export async function startHostedProvider(nodeWsUrl: string, options: Partial<ProviderLimits> & { tls?: boolean } = {}): Promise<HostedProvider> {
+/** `tls`: HTTPS, offering HTTP/2 and HTTP/1.1 (true) or HTTP/1.1 only ('http1'). */
+export async function startHostedProvider(nodeWsUrl: string, options: Partial<ProviderLimits> & { tls?: boolean | 'http1' } = {}): Promise<HostedProvider> {
   const limits: ProviderLimits = { ...NO_LIMITS, ...options };
   const counts = emptyCounts();
   const node = await connectNode(nodeWsUrl);
@@ -168,17 +172,19 @@ export async function startHostedProvider(nodeWsUrl: string, options: Partial<Pr
   let ca: string | undefined;
   let caPath: string | undefined;
   let certDir: string | undefined;
-  let server: ReturnType<typeof createHttpServer> | ReturnType<typeof createSecureServer>;
+  let server: ReturnType<typeof createHttpServer> | ReturnType<typeof createSecureServer> | ReturnType<typeof createHttpsServer>;
   if (options.tls) {
     certDir = mkdtempSync(join(tmpdir(), 'fastcar-provider-'));
     const { key, cert } = selfSignedCertificate(certDir);
     ca = cert;
     caPath = join(certDir, 'cert.pem');
-    server = createSecureServer({ key, cert, allowHTTP1: true, settings: { maxConcurrentStreams: 128 } }, listener);
+    server =
+      options.tls === 'http1' ? createHttpsServer({ key, cert }, listener) : createSecureServer({ key, cert, allowHTTP1: true, settings: { maxConcurrentStreams: 128 } }, listener);
   } else {
     server = createHttpServer(listener);
     server.keepAliveTimeout = 30_000;
   }
+  server.on(options.tls ? 'secureConnection' : 'connection', () => (counts.connections += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const sessions = new Set<{ destroy(): void }>();
@@ -210,7 +216,7 @@ export async function startHostedProvider(nodeWsUrl: string, options: Partial<Pr
 }
 
 function emptyCounts(): ProviderCounts {
-  return { requests: 0, http2Requests: 0, calls: 0, callsServed: 0, throttled: 0, batchesRefused: 0, rounds: 0, peakInFlight: 0, methods: {} };
+  return { requests: 0, connections: 0, http2Requests: 0, calls: 0, callsServed: 0, throttled: 0, batchesRefused: 0, rounds: 0, peakInFlight: 0, methods: {} };
 }
 
 function readBody(req: Request): Promise<string | undefined> {

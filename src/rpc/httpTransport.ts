@@ -8,7 +8,7 @@
 // again until their deadline. Nothing here knows about blocks or about the
 // rest of the code base, so the node client and the proxy's upstreams can
 // both stand on it.
-import { Pool } from 'undici';
+import { buildConnector, Client, Pool, type Dispatcher } from 'undici';
 
 export interface HttpRpcHooks {
   /** A POST went out carrying this many calls. */
@@ -128,7 +128,9 @@ const BATCH_TOO_LARGE_WORDS = /batch.*(too large|too big|size|limit|exceed)|too 
 const STALE_CONNECTION = /ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed|socket hang up|UND_ERR_CLOSED/i;
 
 export class HttpRpcTransport {
-  private readonly pool: Pool;
+  /** Over HTTP/2 one Client (one connection, a stream per POST); over HTTP/1.1 a Pool (a kept-alive connection per POST in flight). */
+  private dispatcher: Dispatcher;
+  private readonly retired: Dispatcher[] = [];
   private readonly path: string;
   private readonly headers: Record<string, string>;
   private readonly maxBatch: number;
@@ -149,6 +151,8 @@ export class HttpRpcTransport {
   private closed = false;
   private wakeTimer?: NodeJS.Timeout;
   private wakeAt = 0;
+  /** Over TLS with HTTP/2 offered, until the first connection says which protocol it speaks: one POST at a time. */
+  private protocolKnown: boolean;
 
   /** What was learned about the server. */
   private batchCap: number;
@@ -179,15 +183,45 @@ export class HttpRpcTransport {
     this.hooks = options.hooks ?? {};
     this.batchCap = this.maxBatch;
     this.limit = this.maxInFlight;
-    this.pool = new Pool(url.origin, {
-      // HTTP/1.1 needs a connection per POST in flight; over HTTP/2 the first connection carries them all.
-      connections: this.maxInFlight,
-      allowH2: options.http2 ?? true,
-      maxResponseSize: options.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
-      connect: options.tls ? { ...options.tls } : undefined,
-    });
-    // Errors reach the requests that meet them; the pool itself must not throw unhandled.
-    this.pool.on('connectionError', () => undefined);
+    const allowH2 = options.http2 ?? true;
+    const maxResponseSize = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+    const openPool = () => {
+      const pool = new Pool(url.origin, { connections: this.maxInFlight, maxResponseSize, connect: options.tls ? { ...options.tls } : undefined });
+      // Errors reach the requests that meet them; the pool itself must not throw unhandled.
+      pool.on('connectionError', () => undefined);
+      return pool;
+    };
+    this.protocolKnown = url.protocol === 'http:' || !allowH2;
+    if (this.protocolKnown) {
+      this.dispatcher = openPool();
+    } else {
+      // The protocol the connection settled on, seen as it is made (its 'connect' event follows at once).
+      const connector = buildConnector({ ...options.tls, allowH2: true, timeout: 10_000 });
+      let negotiated: string | undefined;
+      const client = new Client(url.origin, {
+        allowH2: true,
+        pipelining: this.maxInFlight,
+        maxResponseSize,
+        connect: (connectOptions, callback) =>
+          connector(connectOptions, (error, socket) => {
+            negotiated = error ? undefined : (socket as { alpnProtocol?: string | false }).alpnProtocol || undefined;
+            callback(error, socket as never);
+          }),
+      });
+      client.on('connectionError', () => undefined);
+      client.on('connect', () => {
+        if (this.protocolKnown) return;
+        this.protocolKnown = true;
+        if (negotiated !== 'h2') {
+          // HTTP/1.1 after all: pipelining on one connection would queue POSTs behind each other.
+          this.dispatcher = openPool();
+          this.retired.push(client);
+          void client.close().catch(() => undefined);
+        }
+        this.pump();
+      });
+      this.dispatcher = client;
+    }
   }
 
   /** Calls sent and not yet answered or given up. */
@@ -239,7 +273,7 @@ export class HttpRpcTransport {
     this.collecting = [];
     this.queue.length = 0;
     for (const call of waiting) this.settle(call, new HttpRpcUnavailableError('the HTTP JSON-RPC client is closed'));
-    await this.pool.destroy().catch(() => undefined);
+    await Promise.all([this.dispatcher, ...this.retired].map((dispatcher) => dispatcher.destroy().catch(() => undefined)));
   }
 
   private newCall(method: string, params: unknown[], options: HttpCallOptions, resolve: (result: unknown) => void, reject: (error: Error) => void): Call {
@@ -295,7 +329,9 @@ export class HttpRpcTransport {
 
   private pump() {
     if (this.closed) return;
-    while (this.queue.length > 0 && this.inFlightPosts < Math.max(1, Math.floor(this.limit))) {
+    // Without a connection yet, POSTs sent at once would each open one, before any could turn out to be HTTP/2.
+    const limit = this.protocolKnown ? Math.max(1, Math.floor(this.limit)) : 1;
+    while (this.queue.length > 0 && this.inFlightPosts < limit) {
       const calls = this.queue[0].filter((call) => !call.done);
       if (calls.length === 0) {
         this.queue.shift();
@@ -358,7 +394,7 @@ export class HttpRpcTransport {
     let text = '';
     let failure: unknown;
     try {
-      const response = await this.pool.request({
+      const response = await this.dispatcher.request({
         path: this.path,
         method: 'POST',
         headers: this.headers,
