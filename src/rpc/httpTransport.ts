@@ -49,6 +49,12 @@ export interface HttpCallOptions {
   idempotent?: boolean;
   /** Called each time the call is sent again; calls sent again together share `round`. */
   onRetry?(round: number): void;
+  /**
+   * Calls of one turn share a POST only with calls of the same group (say, the same client
+   * request): a batch is answered when its slowest call is, so unrelated work is not made to
+   * wait on each other. Default: one group.
+   */
+  group?: unknown;
 }
 
 /** The server answered the call with a JSON-RPC error: the call's own outcome. */
@@ -95,6 +101,7 @@ interface Call {
   failures: number;
   timer?: NodeJS.Timeout;
   onRetry?(round: number): void;
+  group?: unknown;
 }
 
 interface Post {
@@ -278,7 +285,7 @@ export class HttpRpcTransport {
 
   private newCall(method: string, params: unknown[], options: HttpCallOptions, resolve: (result: unknown) => void, reject: (error: Error) => void): Call {
     const deadline = options.deadline ?? Date.now() + this.timeoutMs;
-    const call: Call = { method, params, deadline, idempotent: options.idempotent ?? true, resolve, reject, done: false, failures: 0, onRetry: options.onRetry };
+    const call: Call = { method, params, deadline, idempotent: options.idempotent ?? true, resolve, reject, done: false, failures: 0, onRetry: options.onRetry, group: options.group };
     this.unsettled += 1;
     this.counts.calls += 1;
     call.timer = setTimeout(() => this.expire(call), Math.max(0, deadline - Date.now()));
@@ -312,7 +319,13 @@ export class HttpRpcTransport {
     this.flushScheduled = false;
     const calls = this.collecting;
     this.collecting = [];
-    this.enqueue(calls, false);
+    const groups = new Map<unknown, Call[]>();
+    for (const call of calls) {
+      const group = groups.get(call.group);
+      if (group) group.push(call);
+      else groups.set(call.group, [call]);
+    }
+    for (const group of groups.values()) this.enqueue(group, false);
     this.pump();
   }
 

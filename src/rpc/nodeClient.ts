@@ -4,7 +4,7 @@
 import { WsProvider } from '@polkadot/rpc-provider';
 
 import { RpcCode } from './rpcCodes';
-import { countCall, retryRounds } from './requestStats';
+import { countCall, currentStats, retryRounds } from './requestStats';
 import { HttpRpcThrottledError, HttpRpcTimeoutError, HttpRpcTransport, HttpRpcUnavailableError, RpcErrorReply, type HttpRpcOptions } from './httpTransport';
 
 export class NodeUnavailableError extends Error {}
@@ -116,7 +116,8 @@ export class NodeClient {
     if (this.http) {
       try {
         // The transport holds the deadline: retries after a throttled answer fit in it.
-        return await this.http.send<T>(method, params, { deadline: Date.now() + this.timeoutMs, onRetry: retryRounds() });
+        // A request's calls of one turn (its wave) share a POST; other requests' go in POSTs of their own.
+        return await this.http.send<T>(method, params, { deadline: Date.now() + this.timeoutMs, onRetry: retryRounds(), group: currentStats() });
       } catch (error) {
         this.onError?.(method);
         throw classify(error);
