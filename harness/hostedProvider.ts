@@ -157,9 +157,9 @@ export async function startHostedProvider(nodeWsUrl: string, options: Partial<Pr
       return JSON.stringify({ jsonrpc: '2.0', id: call?.id ?? null, error: { code: -32600, message: 'Invalid request' } });
     }
     counts.methods[call.method] = (counts.methods[call.method] ?? 0) + 1;
-    const reply = await node.call(call.method, Array.isArray(call.params) ? call.params : []);
+    const rest = await node.call(call.method, Array.isArray(call.params) ? call.params : []);
     counts.callsServed += 1;
-    return JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, ...reply });
+    return `{"id":${JSON.stringify(call.id ?? null)},${rest}`;
   };
 
   const listener = (req: Request, res: Response) => {
@@ -245,26 +245,40 @@ function selfSignedCertificate(dir: string): { key: string; cert: string } {
 }
 
 interface NodeLink {
-  call(method: string, params: unknown[]): Promise<{ result?: unknown; error?: unknown }>;
+  /** The node's answer as it sent it, less its opening `{"id":n,`: the caller puts its own id in front. */
+  call(method: string, params: unknown[]): Promise<string>;
   close(): void;
 }
+
+/** Chopsticks (and Substrate nodes) open an answer with its id: the rest is passed on unparsed. */
+const LEADING_ID = /^\{"id":(\d+),/;
 
 /** One WebSocket to the node; answers kept as the node sent them (result or error). */
 async function connectNode(url: string): Promise<NodeLink> {
   const socket = new WebSocket(url, { maxPayload: 256 * 1024 * 1024 });
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   let nextId = 0;
-  const pending = new Map<number, (reply: { result?: unknown; error?: unknown }) => void>();
+  const pending = new Map<number, (rest: string) => void>();
   socket.on('message', (data) => {
-    const message = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: unknown };
-    if (typeof message.id !== 'number') return;
-    const waiting = pending.get(message.id);
+    const text = String(data);
+    const leading = LEADING_ID.exec(text);
+    let id: number | undefined;
+    let rest: string;
+    if (leading) {
+      id = Number(leading[1]);
+      rest = text.slice(leading[0].length);
+    } else {
+      const { id: parsedId, ...others } = JSON.parse(text) as { id?: number };
+      id = parsedId;
+      rest = JSON.stringify(others).slice(1);
+    }
+    const waiting = typeof id === 'number' ? pending.get(id) : undefined;
     if (!waiting) return;
-    pending.delete(message.id);
-    waiting('error' in message && message.error ? { error: message.error } : { result: message.result ?? null });
+    pending.delete(id as number);
+    waiting(rest);
   });
   socket.on('close', () => {
-    for (const waiting of pending.values()) waiting({ error: { code: -32603, message: 'node connection lost' } });
+    for (const waiting of pending.values()) waiting('"jsonrpc":"2.0","error":{"code":-32603,"message":"node connection lost"}}');
     pending.clear();
   });
   return {
