@@ -107,6 +107,7 @@ interface Call {
 interface Post {
   calls: Call[];
   controller: AbortController;
+  sentAt: number;
 }
 
 interface JsonRpcAnswer {
@@ -167,6 +168,7 @@ export class HttpRpcTransport {
   private limit: number;
   private learnedRate = Infinity;
   private pausedUntil = 0;
+  private learnedAt = 0;
   private lastRetryAfterMs = 1000;
   private tokens = 0;
   private tokensAt = 0;
@@ -386,7 +388,7 @@ export class HttpRpcTransport {
 
   private async post(calls: Call[]) {
     const asBatch = calls.length > 1;
-    const post: Post = { calls, controller: new AbortController() };
+    const post: Post = { calls, controller: new AbortController(), sentAt: Date.now() };
     const byId = new Map<number, Call>();
     const messages = calls.map((call) => {
       const id = this.nextId++;
@@ -427,7 +429,7 @@ export class HttpRpcTransport {
     }
     try {
       if (failure !== undefined) this.onConnectionFailure(calls, failure);
-      else this.onAnswer(calls, byId, asBatch, status, headers, text);
+      else this.onAnswer(post, byId, asBatch, status, headers, text);
     } catch (error) {
       // A bug of ours must not leave calls hanging.
       for (const call of calls) this.settle(call, error instanceof Error ? error : new Error(String(error)));
@@ -447,16 +449,17 @@ export class HttpRpcTransport {
     if (retriable.length > 0) this.retry(retriable, 0, Date.now());
   }
 
-  private onAnswer(calls: Call[], byId: Map<number, Call>, asBatch: boolean, status: number, headers: Record<string, string | string[] | undefined>, text: string) {
+  private onAnswer(post: Post, byId: Map<number, Call>, asBatch: boolean, status: number, headers: Record<string, string | string[] | undefined>, text: string) {
+    const { calls, sentAt } = post;
     const retryAfter = retryAfterMs(headers);
-    if (status === 429 || status === 503) return this.throttle(calls, retryAfter, `http${status}`);
+    if (status === 429 || status === 503) return this.throttle(calls, retryAfter, `http${status}`, sentAt);
     const json = parseJson(text);
     const speaksJsonRpc = Array.isArray(json) || isAnswer(json);
     // A gateway's error page, a server that fell over: worth another try or two.
     if (status >= 500 && !speaksJsonRpc) return this.transientFailure(calls, `the JSON-RPC server answered HTTP ${status}`);
     if (asBatch) {
       if (status === 413 || (isErrorObject(json) && isBatchTooLarge(json))) return this.batchTooLarge(calls);
-      if (isErrorObject(json) && isThrottle(json)) return this.throttle(calls, retryAfter, 'rpc');
+      if (isErrorObject(json) && isThrottle(json)) return this.throttle(calls, retryAfter, 'rpc', sentAt);
       // Anything but a list of answers (a 4xx, one error for the whole batch, nonsense): this server takes single calls.
       if (!Array.isArray(json)) return this.batchRefused(calls);
     } else if (!speaksJsonRpc) {
@@ -478,7 +481,7 @@ export class HttpRpcTransport {
         this.settle(call, undefined, answer.result);
       }
     }
-    if (throttled.length > 0) this.throttle(throttled, retryAfter, 'rpc');
+    if (throttled.length > 0) this.throttle(throttled, retryAfter, 'rpc', sentAt);
     else this.learnUp();
     // A batch answered in part: the rest once more, one call each. A single call with no answer: a broken server.
     const again: Call[] = [];
@@ -495,11 +498,15 @@ export class HttpRpcTransport {
   }
 
   /** The server said to slow down: pause all sending for its Retry-After (or a back-off), learn, and send again in time. */
-  private throttle(calls: Call[], retryAfter: number | undefined, how: string) {
+  private throttle(calls: Call[], retryAfter: number | undefined, how: string, sentAt: number) {
     const now = Date.now();
     this.counts.throttled += 1;
     this.hooks.onThrottled?.(how);
-    this.learnDown(now);
+    // Learned once per burst: POSTs sent before the last lesson say nothing new.
+    if (sentAt >= this.learnedAt) {
+      this.learnDown(now);
+      this.learnedAt = now;
+    }
     const attempts = Math.max(...calls.map((call) => call.failures)) + 1;
     const backoff = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (attempts - 1));
     const pause = Math.min(MAX_PAUSE_MS, retryAfter ?? Math.round(backoff * (0.75 + Math.random() / 2)));
@@ -613,6 +620,7 @@ export function retryAfterMs(headers: Record<string, string | string[] | undefin
   const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
   if (!value) return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.min(MAX_PAUSE_MS, Math.round(Number(value) * 1000));
+  if (!/[a-z]/i.test(value)) return undefined; // a negative or otherwise unreadable number
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.min(MAX_PAUSE_MS, Math.max(0, at - now));
 }
