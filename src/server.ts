@@ -7,7 +7,7 @@ import { RedisStore } from './cache/redisStore';
 import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
 import { blocksRouter, unconfiguredRelayRouter } from './controllers/blocksController';
-import type { Logger } from './logger';
+import { urlForLogs, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
 import { NodeClient, NodeUnavailableError } from './rpc/nodeClient';
@@ -117,15 +117,15 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     const connecting = connectChain(relayNode, url, config, Math.max(relayShare, 1)).then(
       (connected) => {
         relayChain = connected;
-        logger.info({ relay: url }, 'relay chain connected');
+        logger.info({ relay: urlForLogs(url) }, 'relay chain connected');
         // As for this chain: the relay runtime loaded before its first request needs it.
         connected.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'relay runtime warm-up failed; its first request will load it'));
       },
-      (error: unknown) => logger.error({ err: error, relay: url }, 'the relay chain node cannot be used; its routes answer 503'),
+      (error: unknown) => logger.error({ err: error, relay: urlForLogs(url) }, 'the relay chain node cannot be used; its routes answer 503'),
     );
     // A relay node that is there is waited for, briefly, so the first requests find it.
     await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, RELAY_GRACE_MS).unref())]);
-    if (!relayChain) logger.warn({ relay: url }, 'the relay chain node is not connected yet; its routes answer 503 until it is');
+    if (!relayChain) logger.warn({ relay: urlForLogs(url) }, 'the relay chain node is not connected yet; its routes answer 503 until it is');
   }
   const relayBlocks = (): BlocksService => {
     if (!relayChain) throw new NodeUnavailableError('the relay chain node is not connected yet');
@@ -207,7 +207,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, node: config.nodeUrl, redis: Boolean(redis) }, 'fastcar listening');
+  logger.info({ url, node: urlForLogs(config.nodeUrl), redis: Boolean(redis) }, 'fastcar listening');
   return {
     url,
     server,
