@@ -12,7 +12,7 @@ export class FinalizedHead {
   private subscribed = false;
   private pollTimer?: NodeJS.Timeout;
   private polledAt = 0;
-  private asking?: Promise<number>;
+  private polling = false;
   private readonly listeners: ((number: number) => void)[] = [];
 
   /** `pollMs`: how often a node without subscriptions (HTTP) is asked, at the scale of its block time. */
@@ -25,7 +25,7 @@ export class FinalizedHead {
     if (this.subscribed || this.pollTimer) return;
     if (!this.node.hasSubscriptions) {
       // Outside any request: the poll's calls are counted against none.
-      this.pollTimer = setInterval(() => void this.ask().catch(() => undefined), this.pollMs).unref();
+      this.pollTimer = setInterval(() => this.poll(), this.pollMs).unref();
       await this.ask().catch(() => undefined);
       return;
     }
@@ -58,22 +58,23 @@ export class FinalizedHead {
     return this.ask();
   }
 
-  /** One question to the node at a time, shared by whoever needs the answer meanwhile. */
-  private ask(): Promise<number> {
-    this.asking ??= (async () => {
-      try {
-        const hash = await this.node.getFinalizedHead();
-        const header = await this.node.getHeader(hash);
-        if (header) {
-          this.update(parseInt(header.number, 16));
-          this.polledAt = Date.now();
-        }
-        return this.number;
-      } finally {
-        this.asking = undefined;
-      }
-    })();
-    return this.asking;
+  /** One poll at a time: a slow node does not pile them up. */
+  private poll() {
+    if (this.polling) return;
+    this.polling = true;
+    this.ask()
+      .catch(() => undefined)
+      .finally(() => (this.polling = false));
+  }
+
+  private async ask(): Promise<number> {
+    const hash = await this.node.getFinalizedHead();
+    const header = await this.node.getHeader(hash);
+    if (header) {
+      this.update(parseInt(header.number, 16));
+      this.polledAt = Date.now();
+    }
+    return this.number;
   }
 
   secondsSinceAdvance(): number | null {
