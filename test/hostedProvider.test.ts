@@ -276,7 +276,7 @@ describe('the HTTP transport', () => {
     expect(answers.every((hash) => typeof hash === 'string')).toBe(true);
     expect(Date.now() - sent).toBeGreaterThanOrEqual(1000);
     expect(transport.counts.throttled).toBeGreaterThan(0);
-    expect(transport.limits.inFlight).toBeLessThan(4);
+    expect(transport.learned.inFlight).toBeLessThan(4);
   });
 
   it('does not send again a call that is not idempotent', async () => {

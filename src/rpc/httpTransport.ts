@@ -10,6 +10,8 @@
 // both stand on it.
 import { buildConnector, Client, Pool, type Dispatcher } from 'undici';
 
+import { AdaptiveLimits } from './adaptiveLimits';
+
 export interface HttpRpcHooks {
   /** A POST went out carrying this many calls. */
   onRequest?(calls: number): void;
@@ -122,8 +124,6 @@ const MAX_PAUSE_MS = 60_000;
 /** Without a Retry-After: 250 ms, doubling per throttled attempt of a call, at most 8 s. */
 const BASE_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 8_000;
-/** A learned rate above this is as good as none. */
-const UNLIMITED_RATE = 100_000;
 /** Failures of the connection itself (a kept-alive socket the server closed) a call is sent again for. */
 const CONNECTION_RETRIES = 2;
 
@@ -143,7 +143,6 @@ export class HttpRpcTransport {
   private readonly headers: Record<string, string>;
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
-  private readonly configuredRate: number;
   private readonly timeoutMs: number;
   private readonly coalesce: boolean;
   private readonly hooks: HttpRpcHooks;
@@ -165,14 +164,8 @@ export class HttpRpcTransport {
   /** What was learned about the server. */
   private batchCap: number;
   private singleCalls = false;
-  private limit: number;
-  private learnedRate = Infinity;
-  private pausedUntil = 0;
-  private learnedAt = 0;
+  private readonly limits: AdaptiveLimits;
   private lastRetryAfterMs = 1000;
-  private tokens = 0;
-  private tokensAt = 0;
-  private readonly sentTimes: number[] = [];
 
   readonly counts = { requests: 0, calls: 0, throttled: 0, retries: 0, batchesRefused: 0 };
 
@@ -186,12 +179,11 @@ export class HttpRpcTransport {
     }
     this.maxBatch = Math.max(1, options.maxBatch ?? DEFAULTS.maxBatch);
     this.maxInFlight = Math.max(1, options.maxInFlight ?? DEFAULTS.maxInFlight);
-    this.configuredRate = options.ratePerSecond && options.ratePerSecond > 0 ? options.ratePerSecond : Infinity;
     this.timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
     this.coalesce = options.coalesce ?? true;
     this.hooks = options.hooks ?? {};
     this.batchCap = this.maxBatch;
-    this.limit = this.maxInFlight;
+    this.limits = new AdaptiveLimits(this.maxInFlight, options.ratePerSecond ?? 0);
     const allowH2 = options.http2 ?? true;
     const maxResponseSize = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
     const openPool = () => {
@@ -239,8 +231,8 @@ export class HttpRpcTransport {
   }
 
   /** What the client has learned and holds to now: POSTs in flight allowed, per second, calls per batch. */
-  get limits(): { inFlight: number; ratePerSecond: number; batch: number; singleCalls: boolean } {
-    return { inFlight: Math.floor(this.limit), ratePerSecond: Math.min(this.configuredRate, this.learnedRate), batch: this.batchCap, singleCalls: this.singleCalls };
+  get learned(): { inFlight: number; ratePerSecond: number; batch: number; singleCalls: boolean } {
+    return { inFlight: this.limits.inFlightLimit, ratePerSecond: this.limits.ratePerSecond, batch: this.batchCap, singleCalls: this.singleCalls };
   }
 
   /** One call; calls issued in the same turn share a POST. */
@@ -345,7 +337,7 @@ export class HttpRpcTransport {
   private pump() {
     if (this.closed) return;
     // Without a connection yet, POSTs sent at once would each open one, before any could turn out to be HTTP/2.
-    const limit = this.protocolKnown ? Math.max(1, Math.floor(this.limit)) : 1;
+    const limit = this.protocolKnown ? this.limits.inFlightLimit : 1;
     while (this.queue.length > 0 && this.inFlightPosts < limit) {
       const calls = this.queue[0].filter((call) => !call.done);
       if (calls.length === 0) {
@@ -353,8 +345,7 @@ export class HttpRpcTransport {
         continue;
       }
       const now = Date.now();
-      if (now < this.pausedUntil) return this.wake(this.pausedUntil);
-      const wait = this.takeToken(now);
+      const wait = this.limits.take(now);
       if (wait > 0) return this.wake(now + wait);
       this.queue.shift();
       void this.post(calls);
@@ -371,21 +362,6 @@ export class HttpRpcTransport {
     }, Math.max(1, at - Date.now()));
   }
 
-  /** A token of the rate (configured or learned): 0 when taken, else how long until one is there. */
-  private takeToken(now: number): number {
-    const rate = Math.min(this.configuredRate, this.learnedRate);
-    if (!Number.isFinite(rate)) return 0;
-    // Bursts of a tenth of a second's worth at most: the server's window is seldom shorter.
-    const capacity = Math.max(1, rate / 10);
-    this.tokens = Math.min(capacity, this.tokens + ((now - this.tokensAt) / 1000) * rate);
-    this.tokensAt = now;
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return 0;
-    }
-    return Math.ceil(((1 - this.tokens) / rate) * 1000);
-  }
-
   private async post(calls: Call[]) {
     const asBatch = calls.length > 1;
     const post: Post = { calls, controller: new AbortController(), sentAt: Date.now() };
@@ -399,8 +375,6 @@ export class HttpRpcTransport {
     const now = Date.now();
     this.inFlightPosts += 1;
     this.counts.requests += 1;
-    this.sentTimes.push(now);
-    while (this.sentTimes.length > 0 && this.sentTimes[0] < now - 1000) this.sentTimes.shift();
     this.hooks.onRequest?.(calls.length);
     const latest = Math.max(...calls.map((call) => call.deadline));
     const abortTimer = setTimeout(() => post.controller.abort(), Math.max(0, latest - now) + 50);
@@ -482,7 +456,7 @@ export class HttpRpcTransport {
       }
     }
     if (throttled.length > 0) this.throttle(throttled, retryAfter, 'rpc', sentAt);
-    else this.learnUp();
+    else this.limits.answered();
     // A batch answered in part: the rest once more, one call each. A single call with no answer: a broken server.
     const again: Call[] = [];
     for (const call of unanswered) {
@@ -502,29 +476,25 @@ export class HttpRpcTransport {
     const now = Date.now();
     this.counts.throttled += 1;
     this.hooks.onThrottled?.(how);
-    // Learned once per burst: POSTs sent before the last lesson say nothing new.
-    if (sentAt >= this.learnedAt) {
-      this.learnDown(now);
-      this.learnedAt = now;
-    }
     const attempts = Math.max(...calls.map((call) => call.failures)) + 1;
     const backoff = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (attempts - 1));
     const pause = Math.min(MAX_PAUSE_MS, retryAfter ?? Math.round(backoff * (0.75 + Math.random() / 2)));
     this.lastRetryAfterMs = Math.max(pause, 1);
-    this.pausedUntil = Math.max(this.pausedUntil, now + pause);
+    // This POST no longer counts as in flight: the server had as many as are now, and it.
+    const pausedUntil = this.limits.throttled(now, sentAt, this.inFlightPosts + 1, pause);
     const again: Call[] = [];
     for (const call of calls) {
       if (call.done) continue;
       call.failures += 1;
-      call.throttledFor = this.pausedUntil - now;
-      if (!call.idempotent || this.pausedUntil >= call.deadline) {
+      call.throttledFor = pausedUntil - now;
+      if (!call.idempotent || pausedUntil >= call.deadline) {
         // No retry can happen in time: said now rather than at the deadline.
-        this.settle(call, new HttpRpcThrottledError(`the server asked to slow down (${how}) and ${call.method} cannot be retried in time`, this.pausedUntil - now));
+        this.settle(call, new HttpRpcThrottledError(`the server asked to slow down (${how}) and ${call.method} cannot be retried in time`, pausedUntil - now));
       } else {
         again.push(call);
       }
     }
-    this.retry(again, 0, this.pausedUntil);
+    this.retry(again, 0, pausedUntil);
   }
 
   /** Sends calls again, after `delayMs`; `round` names the attempt the calls share. */
@@ -570,22 +540,6 @@ export class HttpRpcTransport {
     this.hooks.onBatchRefused?.('refused');
     this.singleCalls = true;
     this.retry(calls, 0, Date.now());
-  }
-
-  /** A throttled answer: fewer POSTs in flight, and a rate under what was sent in the last second. */
-  private learnDown(now: number) {
-    this.limit = Math.max(1, Math.min(this.limit, this.inFlightPosts + 1) * 0.75);
-    const sentLastSecond = this.sentTimes.filter((at) => at >= now - 1000).length;
-    if (sentLastSecond >= 2) this.learnedRate = Math.max(1, Math.min(this.learnedRate, sentLastSecond * 0.8));
-  }
-
-  /** An ordinary answer: the learned limits grow back toward the configured ones. */
-  private learnUp() {
-    if (this.limit < this.maxInFlight) this.limit = Math.min(this.maxInFlight, this.limit + 1 / Math.max(1, this.limit));
-    if (Number.isFinite(this.learnedRate)) {
-      this.learnedRate += 0.05 * Math.max(1, this.learnedRate / 20);
-      if (this.learnedRate >= Math.min(this.configuredRate, UNLIMITED_RATE)) this.learnedRate = Infinity;
-    }
   }
 }
 
