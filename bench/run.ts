@@ -67,6 +67,8 @@ interface Measurement {
   /** Through the stand-in hosted provider: HTTP requests it received per block answered, and the 429s it sent. */
   providerRequestsPerRequest?: number;
   throttled?: number;
+  /** Time the devnet behind the provider took per block answered (on top of the provider's delay). */
+  nodeMsPerRequest?: number;
 }
 
 interface Target {
@@ -169,6 +171,7 @@ async function measure(scenario: string, target: Target, paths: string[], connec
     measurement.rpcCallsPerRequest = Math.round((counts.calls / sample.requests) * 10) / 10;
     measurement.providerRequestsPerRequest = Math.round((counts.requests / sample.requests) * 10) / 10;
     measurement.throttled = counts.throttled;
+    measurement.nodeMsPerRequest = Math.round(counts.nodeMs / sample.requests);
     // One at a time, the provider's sequential rounds are the request's.
     if (connections === 1) measurement.wavesPerRequest = Math.round((counts.rounds / sample.requests) * 10) / 10;
   }
@@ -234,11 +237,11 @@ function startProxyFor(nodeUrl: string) {
 
 function table(measurements: Measurement[]): string {
   const hosted = measurements.some((m) => m.providerRequestsPerRequest !== undefined);
-  const rows = [['scenario', 'service', 'conn', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non2xx', 'MB', 'rpc/req', 'waves/req', ...(hosted ? ['http/req', '429s'] : []), 'x sidecar']];
+  const rows = [['scenario', 'service', 'conn', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non2xx', 'MB', 'rpc/req', 'waves/req', ...(hosted ? ['http/req', '429s', 'node ms/req'] : []), 'x sidecar']];
   for (const m of measurements) {
     const peer = measurements.find((o) => o.scenario === m.scenario && o.connections === m.connections && o.service === 'sidecar');
     const ratio = m.service !== 'sidecar' && peer && peer.rps > 0 ? `${(m.rps / peer.rps).toFixed(1)}x` : '';
-    const hostedCells = hosted ? [m.providerRequestsPerRequest?.toString() ?? '', m.throttled?.toString() ?? ''] : [];
+    const hostedCells = hosted ? [m.providerRequestsPerRequest?.toString() ?? '', m.throttled?.toString() ?? '', m.nodeMsPerRequest?.toString() ?? ''] : [];
     rows.push([m.scenario, m.service, String(m.connections), String(m.rps), String(m.p50), String(m.p90), String(m.p99), String(m.max), String(m.errors), String(m.non2xx), (m.bytes / 1e6).toFixed(1), m.rpcCallsPerRequest?.toString() ?? '', m.wavesPerRequest?.toString() ?? '', ...hostedCells, ratio]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
@@ -363,7 +366,7 @@ function report(options: Options, started: number, rss: { fastcar: number; sidec
     notes: [
       'The devnet is chopsticks: each runtime call (block building, fee query) runs in a wasm executor and takes ~0.5 s, so cold scenarios are bounded by the devnet, not by either service.',
       'In "via warm proxy" each service is itself cold (fastcar with a 1-byte cache; sidecar keeps its own block cache from the first pass).',
-      'In "hosted" each service reaches the devnet through its own stand-in provider (harness/hostedProvider.ts: HTTPS offering HTTP/2, the delay on every request); http/req is the HTTP requests that provider received per block answered (fastcar\'s finalized-head poll included), 429s the requests it refused.',
+      'In "hosted" each service reaches the devnet through its own stand-in provider (harness/hostedProvider.ts: HTTPS offering HTTP/2, the delay on every request); http/req is the HTTP requests that provider received per block answered (fastcar\'s finalized-head poll included), 429s the requests it refused, node ms/req the time the devnet behind it took per block answered, on top of the delay (one chopsticks process serving every call in turn: at 10 connections its queue, not the services, sets most of what exceeds the delay).',
     ],
     measurements,
   };

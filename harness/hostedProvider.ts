@@ -47,6 +47,8 @@ export interface ProviderCounts {
   /** Times requests in flight went from none to one: sequential rounds, when one client asks at a time. */
   rounds: number;
   peakInFlight: number;
+  /** Time spent waiting for the node's answers, summed over requests (what the provider itself took). */
+  nodeMs: number;
   methods: Record<string, number>;
 }
 
@@ -145,10 +147,15 @@ export async function startHostedProvider(nodeWsUrl: string, options: Partial<Pr
         counts.batchesRefused += 1;
         return answer(200, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32010, message: `The batch request was too large (at most ${limits.maxBatch})` } }));
       }
+      const asked = performance.now();
       const answers = await Promise.all(parsed.map((call: RpcCall) => forward(call)));
+      counts.nodeMs += performance.now() - asked;
       return answer(200, `[${answers.join(',')}]`);
     }
-    return answer(200, await forward(parsed as RpcCall));
+    const asked = performance.now();
+    const single = await forward(parsed as RpcCall);
+    counts.nodeMs += performance.now() - asked;
+    return answer(200, single);
   };
 
   const forward = async (call: RpcCall): Promise<string> => {
@@ -216,7 +223,7 @@ export async function startHostedProvider(nodeWsUrl: string, options: Partial<Pr
 }
 
 function emptyCounts(): ProviderCounts {
-  return { requests: 0, connections: 0, http2Requests: 0, calls: 0, callsServed: 0, throttled: 0, batchesRefused: 0, rounds: 0, peakInFlight: 0, methods: {} };
+  return { requests: 0, connections: 0, http2Requests: 0, calls: 0, callsServed: 0, throttled: 0, batchesRefused: 0, rounds: 0, peakInFlight: 0, nodeMs: 0, methods: {} };
 }
 
 function readBody(req: Request): Promise<string | undefined> {

@@ -55,7 +55,8 @@ export async function startSidecar(nodeUrl: string, readyPath = '/blocks/0/heade
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor('sidecar', async () => (await fetch(url + readyPath)).ok, 60_000, child);
+  // Far from its node (a delayed provider) on a busy machine, its start takes a while.
+  await waitFor('sidecar', async () => (await fetch(url + readyPath)).ok, 180_000, child);
   return { url, pid: child.pid ?? 0, stop: () => stopChild(child) };
 }
 
