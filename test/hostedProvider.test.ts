@@ -158,6 +158,22 @@ describe('a provider with limits', () => {
     expect(value('fastcar_rpc_http_requests_total')).toBeGreaterThan(0);
   });
 
+  it('counts a resend after a 429 as one more wave, and waits out its Retry-After', async () => {
+    const stand = await provider();
+    const fastcar = await fastcarOn(stand.url, { ...COLD, ...NO_POLLS });
+    const path = `/blocks/${manifest.blocks.transfers}`;
+    const plain = await getJson(fastcar.url + path);
+    // The first wave is refused (429, Retry-After: 1); the provider takes requests again soon after.
+    stand.setLimits({ throttleEverything: true, retryAfterSeconds: 1 });
+    setTimeout(() => stand.setLimits({ throttleEverything: false }), 200);
+    const sent = Date.now();
+    const retried = await getJson(fastcar.url + path);
+    expect(retried.status).toBe(200);
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(1000);
+    expect(retried.text).toBe(plain.text);
+    expect(cost(retried.headers)).toEqual({ calls: cost(plain.headers).calls, waves: cost(plain.headers).waves + 1 });
+  });
+
   it('that refuses batches gets single calls from then on, with the same answers', async () => {
     const stand = await provider({ refuseBatches: true });
     const fastcar = await fastcarOn(stand.url, { ...COLD, ...NO_POLLS });
