@@ -31,6 +31,8 @@ export interface ProviderLimits {
   refuseBatches: boolean;
   /** Every request gets 429: a provider that will not serve us at all for now. */
   throttleEverything: boolean;
+  /** Calls answered with a JSON-RPC "too many requests" error, inside an answer otherwise served (providers that count batch items). */
+  throttleCall?: (method: string, params: unknown[]) => boolean;
 }
 
 export interface ProviderCounts {
@@ -164,6 +166,10 @@ export async function startHostedProvider(nodeWsUrl: string, options: Partial<Pr
       return JSON.stringify({ jsonrpc: '2.0', id: call?.id ?? null, error: { code: -32600, message: 'Invalid request' } });
     }
     counts.methods[call.method] = (counts.methods[call.method] ?? 0) + 1;
+    if (limits.throttleCall?.(call.method, Array.isArray(call.params) ? call.params : [])) {
+      counts.throttled += 1;
+      return JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: { code: -32005, message: 'Too many requests' } });
+    }
     const rest = await node.call(call.method, Array.isArray(call.params) ? call.params : []);
     counts.callsServed += 1;
     return `{"id":${JSON.stringify(call.id ?? null)},${rest}`;

@@ -222,6 +222,23 @@ describe('a provider with limits', () => {
     expect(again.headers.get('x-cache')).toBe('miss');
     expect(again.text).toBe(await expected(path));
   });
+
+  it('that refuses one call of a wave until the deadline: 503, and the block is not kept without it', async () => {
+    const stand = await provider();
+    const fastcar = await fastcarOn(stand.url, { FASTCAR_RPC_TIMEOUT_MS: '1500', ...NO_POLLS });
+    const path = `/blocks/${manifest.blocks.transfer25}`;
+    // Session.Validators (the block's author comes from them), refused item by item inside batches otherwise served.
+    const validatorsKey = '0xcec5070d609dd3497f72bde07fc96ba088dcde934c658227ee1dfafcd6e16903';
+    stand.setLimits({ throttleCall: (method, params) => method === 'state_getStorage' && params[0] === validatorsKey });
+    const refused = await getJson(fastcar.url + path);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    stand.setLimits({ throttleCall: undefined });
+    const again = await getJson(fastcar.url + path);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('x-cache')).toBe('miss');
+    expect(again.text).toBe(await expected(path));
+  });
 });
 
 describe('over HTTP/2 with TLS', () => {

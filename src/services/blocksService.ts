@@ -140,7 +140,8 @@ export class BlocksService {
     // none is left unhandled should an earlier one fail.
     const hintedVersionCall = handledLater(parentHint ? node.getRuntimeVersion(parentHint) : Promise.resolve(undefined));
     const finalizedCall = handledLater(this.finalized.current());
-    const validatorsCall = handledLater(node.getStorage(SESSION_VALIDATORS_KEY, hash).catch(() => null));
+    // The node refusing (no such state) means no validators; a node away or throttling fails the request (nothing cached).
+    const validatorsCall = handledLater(node.getStorage(SESSION_VALIDATORS_KEY, hash).catch(nullIfRpcError));
     const blockCall = handledLater(node.getBlock(hash));
     // As bytes at once: the hex (twice their size) is not kept while the block is read.
     const eventsBytesCall = handledLater(this.eventsAt(hash).then((eventsHex) => (eventsHex === undefined ? null : eventsHex ? bytesOfHex(eventsHex) : new Uint8Array())));
@@ -334,6 +335,11 @@ export class BlocksService {
       extrinsics: rpcBlock.block.extrinsics,
     });
   }
+}
+
+function nullIfRpcError(error: unknown): null {
+  if (error instanceof NodeRpcError) return null;
+  throw error;
 }
 
 /** `promise`, marked as handled now: it is awaited later, and may fail before that. */
