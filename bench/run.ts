@@ -16,7 +16,8 @@ import { startProxy } from '../src/proxy/startProxy';
 import { renderChart } from './chart';
 import { startBareServer } from '../harness/bareServer';
 import { startRelay, type Relay } from '../harness/relay';
-import { startHostedProvider, type HostedProvider, type ProviderLimits } from '../harness/hostedProvider';
+import type { ProviderCounts, ProviderLimits } from '../harness/hostedProvider';
+import { startHostedProviderProcess, type RemoteProvider } from '../harness/hostedProviderProcess';
 
 interface Options {
   duration: number;
@@ -75,7 +76,7 @@ interface Target {
   service: Measurement['service'];
   url: string;
   relay?: Relay;
-  provider?: HostedProvider;
+  provider?: RemoteProvider;
 }
 
 interface Sample {
@@ -142,7 +143,7 @@ async function runFixed(url: string, paths: string[], connections: number): Prom
 
 async function measure(scenario: string, target: Target, paths: string[], connections: number, options: { amount?: number; duration?: number }): Promise<Measurement> {
   target.relay?.reset();
-  target.provider?.reset();
+  await target.provider?.reset();
   const sample = options.amount
     ? await runFixed(target.url, paths.slice(0, options.amount), connections)
     : await runTimed(target.url, paths, connections, options.duration ?? 8);
@@ -167,7 +168,7 @@ async function measure(scenario: string, target: Target, paths: string[], connec
     if (connections === 1) measurement.wavesPerRequest = Math.round((target.relay.counts.waves / sample.requests) * 10) / 10;
   }
   if (target.provider && sample.requests > 0) {
-    const { counts } = target.provider;
+    const counts: ProviderCounts = await target.provider.counts();
     measurement.rpcCallsPerRequest = Math.round((counts.calls / sample.requests) * 10) / 10;
     measurement.providerRequestsPerRequest = Math.round((counts.requests / sample.requests) * 10) / 10;
     measurement.throttled = counts.throttled;
@@ -210,8 +211,9 @@ async function freshPair(nodeUrl: string, delayMs: number, cacheBytes: number, t
  * request, `limits`), both trusting its certificate; caching nothing.
  */
 async function hostedPair(nodeUrl: string, limits: Partial<ProviderLimits>) {
-  const [sidecarProvider, fastcarProvider] = await Promise.all([0, 1].map(() => startHostedProvider(nodeUrl, { ...limits, tls: true })));
-  const trust = (provider: HostedProvider) => ({ NODE_EXTRA_CA_CERTS: provider.caPath as string });
+  // Each in a process of its own, as a provider is: its work is not the load generator's.
+  const [sidecarProvider, fastcarProvider] = await Promise.all([0, 1].map(() => startHostedProviderProcess(nodeUrl, { ...limits, tls: true })));
+  const trust = (provider: RemoteProvider) => ({ NODE_EXTRA_CA_CERTS: provider.caPath as string });
   const [sidecar, fastcar] = await Promise.all([
     startSidecar(sidecarProvider.url, '/blocks/0/header', trust(sidecarProvider)),
     startFastcarProcess(fastcarProvider.url, { FASTCAR_CACHE_MAX_BYTES: '1', ...trust(fastcarProvider) }),
