@@ -16,24 +16,34 @@ import { startProxy } from '../src/proxy/startProxy';
 import { renderChart } from './chart';
 import { startBareServer } from '../harness/bareServer';
 import { startRelay, type Relay } from '../harness/relay';
+import type { ProviderCounts, ProviderLimits } from '../harness/hostedProvider';
+import { startHostedProviderProcess, type RemoteProvider } from '../harness/hostedProviderProcess';
 
 interface Options {
   duration: number;
   blocks: number;
   connections: number[];
   delayMs: number;
+  /** Only the hosted-provider scenario (its figures go to bench/results/hosted.json). */
+  onlyHosted: boolean;
+  hostedDelayMs: number;
+  /** Blocks per hosted scenario at one connection (sidecar takes about a second each there). */
+  hostedBlocksC1: number;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { duration: 8, blocks: 150, connections: [1, 10], delayMs: 5 };
+  const options: Options = { duration: 8, blocks: 150, connections: [1, 10], delayMs: 5, onlyHosted: false, hostedDelayMs: 100, hostedBlocksC1: 40 };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (flag === '--duration') options.duration = Number(value);
     else if (flag === '--blocks') options.blocks = Number(value);
     else if (flag === '--connections') options.connections = value.split(',').map(Number);
     else if (flag === '--delay-ms') options.delayMs = Number(value);
+    else if (flag === '--only' && value === 'hosted') options.onlyHosted = true;
+    else if (flag === '--hosted-delay-ms') options.hostedDelayMs = Number(value);
+    else if (flag === '--hosted-blocks-c1') options.hostedBlocksC1 = Number(value);
     else {
-      console.log('usage: npm run bench -- [--duration s] [--blocks n] [--connections 1,10] [--delay-ms 5]');
+      console.log('usage: npm run bench -- [--duration s] [--blocks n] [--connections 1,10] [--delay-ms 5] [--only hosted] [--hosted-delay-ms 100] [--hosted-blocks-c1 40]');
       process.exit(flag === '--help' ? 0 : 1);
     }
   }
@@ -55,12 +65,18 @@ interface Measurement {
   bytes: number;
   rpcCallsPerRequest?: number;
   wavesPerRequest?: number;
+  /** Through the stand-in hosted provider: HTTP requests it received per block answered, and the 429s it sent. */
+  providerRequestsPerRequest?: number;
+  throttled?: number;
+  /** Time the devnet behind the provider took per block answered (on top of the provider's delay). */
+  nodeMsPerRequest?: number;
 }
 
 interface Target {
   service: Measurement['service'];
   url: string;
   relay?: Relay;
+  provider?: RemoteProvider;
 }
 
 interface Sample {
@@ -127,6 +143,7 @@ async function runFixed(url: string, paths: string[], connections: number): Prom
 
 async function measure(scenario: string, target: Target, paths: string[], connections: number, options: { amount?: number; duration?: number }): Promise<Measurement> {
   target.relay?.reset();
+  await target.provider?.reset();
   const sample = options.amount
     ? await runFixed(target.url, paths.slice(0, options.amount), connections)
     : await runTimed(target.url, paths, connections, options.duration ?? 8);
@@ -149,6 +166,15 @@ async function measure(scenario: string, target: Target, paths: string[], connec
     measurement.rpcCallsPerRequest = Math.round((target.relay.counts.calls / sample.requests) * 10) / 10;
     // Rounds only add up per request when one request runs at a time.
     if (connections === 1) measurement.wavesPerRequest = Math.round((target.relay.counts.waves / sample.requests) * 10) / 10;
+  }
+  if (target.provider && sample.requests > 0) {
+    const counts: ProviderCounts = await target.provider.counts();
+    measurement.rpcCallsPerRequest = Math.round((counts.calls / sample.requests) * 10) / 10;
+    measurement.providerRequestsPerRequest = Math.round((counts.requests / sample.requests) * 10) / 10;
+    measurement.throttled = counts.throttled;
+    measurement.nodeMsPerRequest = Math.round(counts.nodeMs / sample.requests);
+    // One at a time, the provider's sequential rounds are the request's.
+    if (connections === 1) measurement.wavesPerRequest = Math.round((counts.rounds / sample.requests) * 10) / 10;
   }
   return measurement;
 }
@@ -180,16 +206,45 @@ async function freshPair(nodeUrl: string, delayMs: number, cacheBytes: number, t
   };
 }
 
+/**
+ * A fresh pair behind a stand-in hosted provider each (HTTPS, HTTP/2 offered, a delay per
+ * request, `limits`), both trusting its certificate; caching nothing.
+ */
+async function hostedPair(nodeUrl: string, limits: Partial<ProviderLimits>) {
+  // Each in a process of its own, as a provider is: its work is not the load generator's.
+  const [sidecarProvider, fastcarProvider] = await Promise.all([0, 1].map(() => startHostedProviderProcess(nodeUrl, { ...limits, tls: true })));
+  const trust = (provider: RemoteProvider) => ({ NODE_EXTRA_CA_CERTS: provider.caPath as string });
+  const [sidecar, fastcar] = await Promise.all([
+    startSidecar(sidecarProvider.url, '/blocks/0/header', trust(sidecarProvider)),
+    startFastcarProcess(fastcarProvider.url, { FASTCAR_CACHE_MAX_BYTES: '1', ...trust(fastcarProvider) }),
+  ]);
+  const targets: Target[] = [
+    { service: 'fastcar', url: fastcar.url, provider: fastcarProvider },
+    { service: 'sidecar', url: sidecar.url, provider: sidecarProvider },
+  ];
+  return {
+    targets,
+    async stop() {
+      const rss = { fastcar: peakRssMb(fastcar.pid), sidecar: peakRssMb(sidecar.pid) };
+      await Promise.all([sidecar.stop(), fastcar.stop()]);
+      await Promise.all([sidecarProvider.close(), fastcarProvider.close()]);
+      return rss;
+    },
+  };
+}
+
 function startProxyFor(nodeUrl: string) {
   return startProxy(proxyConfigFor([nodeUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
 }
 
 function table(measurements: Measurement[]): string {
-  const rows = [['scenario', 'service', 'conn', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non2xx', 'MB', 'rpc/req', 'waves/req', 'x sidecar']];
+  const hosted = measurements.some((m) => m.providerRequestsPerRequest !== undefined);
+  const rows = [['scenario', 'service', 'conn', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non2xx', 'MB', 'rpc/req', 'waves/req', ...(hosted ? ['http/req', '429s', 'node ms/req'] : []), 'x sidecar']];
   for (const m of measurements) {
     const peer = measurements.find((o) => o.scenario === m.scenario && o.connections === m.connections && o.service === 'sidecar');
     const ratio = m.service !== 'sidecar' && peer && peer.rps > 0 ? `${(m.rps / peer.rps).toFixed(1)}x` : '';
-    rows.push([m.scenario, m.service, String(m.connections), String(m.rps), String(m.p50), String(m.p90), String(m.p99), String(m.max), String(m.errors), String(m.non2xx), (m.bytes / 1e6).toFixed(1), m.rpcCallsPerRequest?.toString() ?? '', m.wavesPerRequest?.toString() ?? '', ratio]);
+    const hostedCells = hosted ? [m.providerRequestsPerRequest?.toString() ?? '', m.throttled?.toString() ?? '', m.nodeMsPerRequest?.toString() ?? ''] : [];
+    rows.push([m.scenario, m.service, String(m.connections), String(m.rps), String(m.p50), String(m.p90), String(m.p99), String(m.max), String(m.errors), String(m.non2xx), (m.bytes / 1e6).toFixed(1), m.rpcCallsPerRequest?.toString() ?? '', m.wavesPerRequest?.toString() ?? '', ...hostedCells, ratio]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   return rows.map((row) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`).join('\n').replace(/\n/, `\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`);
@@ -249,6 +304,37 @@ async function main() {
     rss.sidecar = Math.max(rss.sidecar, peak.sidecar);
   };
 
+  /**
+   * Through a stand-in hosted provider far away (HTTPS, a delay per request), without and
+   * with its limits (requests in flight and per second, 429 with Retry-After past them):
+   * cold blocks, with fees and without, at one connection and at ten.
+   */
+  const hostedRound = async () => {
+    const limited: Partial<ProviderLimits> = { maxInFlight: 20, ratePerSecond: 300, retryAfterSeconds: 1 };
+    for (const [label, limits] of [['', {}], [', limits 20 in flight 300/s', limited]] as const) {
+      for (const [name, query] of [['cold fees', ''], ['cold noFees', '?noFees=true']] as const) {
+        for (const connections of options.connections) {
+          const scenario = `hosted +${options.hostedDelayMs}ms${label}: ${name}`;
+          const pair = await hostedPair(devnet.wsUrl, { ...limits, delayMs: options.hostedDelayMs });
+          const amount = connections === 1 ? options.hostedBlocksC1 : options.blocks;
+          for (const target of pair.targets) {
+            await fetch(`${target.url}/blocks/${manifest.head.number}${query}`);
+            log(await measure(scenario, target, coldPaths(query), connections, { amount }));
+          }
+          const peak = await pair.stop();
+          rss.fastcar = Math.max(rss.fastcar, peak.fastcar);
+          rss.sidecar = Math.max(rss.sidecar, peak.sidecar);
+        }
+      }
+    }
+  };
+
+  if (options.onlyHosted) {
+    console.error(`bench: the hosted-provider scenario only (+${options.hostedDelayMs} ms per request)`);
+    await hostedRound();
+    await devnet.close();
+    return report(options, started, rss, measurements, 'hosted');
+  }
   console.error(`bench: ${options.blocks} distinct blocks per cold scenario, ${options.duration}s per timed scenario`);
   await coldRound('', 0);
   await warmRound('', 0);
@@ -267,8 +353,12 @@ async function main() {
   }
   await coldRound(`+${options.delayMs}ms rpc: `, options.delayMs);
   await warmRound(`+${options.delayMs}ms rpc: `, options.delayMs);
+  await hostedRound();
   await devnet.close();
+  report(options, started, rss, measurements, 'latest');
+}
 
+function report(options: Options, started: number, rss: { fastcar: number; sidecar: number }, measurements: Measurement[], name: 'latest' | 'hosted') {
   const result = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
@@ -278,15 +368,16 @@ async function main() {
     notes: [
       'The devnet is chopsticks: each runtime call (block building, fee query) runs in a wasm executor and takes ~0.5 s, so cold scenarios are bounded by the devnet, not by either service.',
       'In "via warm proxy" each service is itself cold (fastcar with a 1-byte cache; sidecar keeps its own block cache from the first pass).',
+      'In "hosted" each service reaches the devnet through its own stand-in provider (harness/hostedProvider.ts: HTTPS offering HTTP/2, the delay on every request); http/req is the HTTP requests that provider received per block answered (fastcar\'s finalized-head poll included), 429s the requests it refused, node ms/req the time the devnet behind it took per block answered, on top of the delay (one chopsticks process serving every call in turn: at 10 connections its queue, not the services, sets most of what exceeds the delay).',
     ],
     measurements,
   };
   mkdirSync(join(__dirname, 'results'), { recursive: true });
-  writeFileSync(join(__dirname, 'results', 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(join(__dirname, 'results', 'latest.svg'), renderChart(measurements));
+  writeFileSync(join(__dirname, 'results', `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(__dirname, 'results', `${name}.svg`), renderChart(measurements));
   console.log(table(measurements));
   console.log(`\npeak RSS: fastcar ${rss.fastcar} MB, sidecar ${rss.sidecar} MB; ${result.machine.cpus} cores (${result.machine.cpuModel}), ${result.machine.memoryGb} GB, node ${process.version}; ${result.seconds}s in all`);
-  console.log('written: bench/results/latest.json, bench/results/latest.svg');
+  console.log(`written: bench/results/${name}.json, bench/results/${name}.svg`);
 }
 
 main().then(

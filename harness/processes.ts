@@ -46,16 +46,17 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** The reference: @substrate/api-sidecar 18, its own process, pointed at `nodeUrl`. */
-export async function startSidecar(nodeUrl: string, readyPath = '/blocks/0/header'): Promise<Peer> {
+/** The reference: @substrate/api-sidecar 18, its own process, pointed at `nodeUrl`; `env` adds to its environment. */
+export async function startSidecar(nodeUrl: string, readyPath = '/blocks/0/header', env: Record<string, string> = {}): Promise<Peer> {
   const port = await freePort();
   const main = join(require.resolve('@substrate/api-sidecar/package.json'), '..', 'build', 'src', 'main.js');
   const child = spawn(process.execPath, [main], {
-    env: { ...process.env, SAS_SUBSTRATE_URL: nodeUrl, SAS_EXPRESS_PORT: String(port), SAS_EXPRESS_BIND_HOST: '127.0.0.1', SAS_LOG_LEVEL: 'error' },
+    env: { ...process.env, SAS_SUBSTRATE_URL: nodeUrl, SAS_EXPRESS_PORT: String(port), SAS_EXPRESS_BIND_HOST: '127.0.0.1', SAS_LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor('sidecar', async () => (await fetch(url + readyPath)).ok, 60_000, child);
+  // Far from its node (a delayed provider) on a busy machine, its start takes a while.
+  await waitFor('sidecar', async () => (await fetch(url + readyPath)).ok, 180_000, child);
   return { url, pid: child.pid ?? 0, stop: () => stopChild(child) };
 }
 

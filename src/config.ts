@@ -38,6 +38,13 @@ export interface Config {
   streamBufferBytes: number;
   /** Newest finalized blocks whose extrinsics `/extrinsics/{hash}` finds; 0: none (from/to only). */
   extrinsicIndexBlocks: number;
+  /** Over HTTP(S), how often the finalized head is polled (a WebSocket node pushes it). */
+  finalizedPollMs: number;
+  /** Over HTTP(S): calls in one JSON-RPC batch, requests in flight, requests per second (0: no limit), HTTP/2 offered. */
+  rpcMaxBatch: number;
+  rpcMaxInFlight: number;
+  rpcRatePerSecond: number;
+  rpcHttp2: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -196,6 +203,11 @@ const SETTINGS: readonly Setting[] = [
   whole('maxStreams', ['FASTCAR_MAX_STREAMS'], 1000, [0, 1_000_000], '/blocks/stream connections open at once per process; beyond: 503', '0: streams off'),
   whole('streamBufferBytes', ['FASTCAR_STREAM_BUFFER_BYTES'], 8 * 1024 * 1024, [64 * 1024, 1024 * 1024 * 1024], 'unsent bytes a stream may have before its client is dropped as too far behind, told where to resume'),
   whole('extrinsicIndexBlocks', ['FASTCAR_EXTRINSIC_INDEX_BLOCKS'], 14_400, [0, 1_000_000], 'newest finalized blocks /extrinsics/{hash} searches', 'about a day; 0: only ?from&to'),
+  whole('finalizedPollMs', ['FASTCAR_FINALIZED_POLL_MS'], 3000, [100, 600_000], 'http(s) node: how often the finalized head is polled (a WebSocket node pushes it)'),
+  whole('rpcMaxBatch', ['FASTCAR_RPC_MAX_BATCH'], 100, [1, 10_000], 'http(s) node: calls in one JSON-RPC batch; a larger wave is split'),
+  whole('rpcMaxInFlight', ['FASTCAR_RPC_MAX_IN_FLIGHT'], 20, [1, 4096], 'http(s) node: requests in flight at once, lowered when the provider answers 429'),
+  whole('rpcRatePerSecond', ['FASTCAR_RPC_RATE_PER_SECOND'], 0, [0, 1_000_000], 'http(s) node: requests per second', '0: no limit'),
+  flag('rpcHttp2', ['FASTCAR_RPC_HTTP2'], true, 'http(s) node: offer HTTP/2 over TLS'),
 ];
 
 /** Rules between settings, checked once all are read. */

@@ -8,3 +8,17 @@ export type Logger = pino.Logger;
 export function createLogger(level: string): Logger {
   return pino({ level, base: { service: 'fastcar' } }, pino.destination({ sync: false, minLength: 4096 }));
 }
+
+/**
+ * A node URL fit for logs: scheme, host and port only. Hosted providers put the API
+ * key in the path, the query or the credentials.
+ */
+export function urlForLogs(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const hidden = parsed.username || parsed.password || (parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search;
+    return `${parsed.protocol}//${parsed.host}${hidden ? '/…' : ''}`;
+  } catch {
+    return '(unreadable URL)';
+  }
+}

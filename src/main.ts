@@ -5,7 +5,7 @@
 import cluster from 'node:cluster';
 
 import { ConfigError, HELP, loadConfig, type Config } from './config';
-import { createLogger, type Logger } from './logger';
+import { createLogger, urlForLogs, type Logger } from './logger';
 import { startFastcar } from './server';
 
 interface Nodes {
@@ -48,7 +48,7 @@ async function runPrimary(config: Config, logger: Logger, { nodeUrl, relayUrl, s
   let ready = 0;
   cluster.on('message', (_worker, message: unknown) => {
     if (message === 'ready' && ++ready === config.workers) {
-      process.stdout.write(`fastcar ready: ${config.workers} workers on http://${config.host}:${config.port}/blocks/head (node ${nodeUrl})\n`);
+      process.stdout.write(`fastcar ready: ${config.workers} workers on http://${config.host}:${config.port}/blocks/head (node ${urlForLogs(nodeUrl)})\n`);
     }
   });
   let stopping = false;
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   const { nodeUrl, relayUrl, stop: stopDevnet } = nodes;
   if (config.workers > 1) return runPrimary(config, logger, nodes);
   const fastcar = await startFastcar({ ...config, nodeUrl, relayUrl }, logger);
-  process.stdout.write(`fastcar ready: ${fastcar.url}/blocks/head (node ${nodeUrl})\n`);
+  process.stdout.write(`fastcar ready: ${fastcar.url}/blocks/head (node ${urlForLogs(nodeUrl)})\n`);
   onSignal(async () => {
     await fastcar.close();
     await stopDevnet?.();

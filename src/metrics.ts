@@ -25,6 +25,31 @@ export class Metrics {
     labelNames: ['method'] as const,
     registers: [this.registry],
   });
+  // Over HTTP(S) (a hosted provider), per upstream host: what a wave of calls cost, and the provider's limits at work.
+  readonly rpcHttpRequests = new Counter({
+    name: 'fastcar_rpc_http_requests_total',
+    help: 'HTTP requests (JSON-RPC batches or single calls) sent to an http(s) node, by host',
+    labelNames: ['upstream'] as const,
+    registers: [this.registry],
+  });
+  readonly rpcThrottled = new Counter({
+    name: 'fastcar_rpc_throttled_total',
+    help: 'Answers of an http(s) node asking to slow down (HTTP 429/503, JSON-RPC busy or too many requests), by host and kind',
+    labelNames: ['upstream', 'how'] as const,
+    registers: [this.registry],
+  });
+  readonly rpcRetries = new Counter({
+    name: 'fastcar_rpc_retries_total',
+    help: 'Calls sent again to an http(s) node after a throttled or failed attempt, by host',
+    labelNames: ['upstream'] as const,
+    registers: [this.registry],
+  });
+  readonly rpcBatchesRefused = new Counter({
+    name: 'fastcar_rpc_batches_refused_total',
+    help: 'JSON-RPC batches an http(s) node refused (too large: smaller batches; refused: single calls from then on), by host',
+    labelNames: ['upstream', 'reason'] as const,
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'fastcar_' });

@@ -8,7 +8,7 @@ import { sharedFor } from './cache/sharedFor';
 import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
 import { blocksRouter, unconfiguredRelayRouter, type BlocksRouterOptions } from './controllers/blocksController';
-import type { Logger } from './logger';
+import { urlForLogs, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
 import { NodeClient, NodeUnavailableError } from './rpc/nodeClient';
@@ -77,11 +77,25 @@ interface Chain {
 }
 
 function nodeClientFor(url: string, config: Config, metrics: Metrics): NodeClient {
+  // Labelled by host only: a provider's API key lives in the URL's path or query.
+  const upstream = /^https?:/.test(url) ? new URL(url).host : '';
   return new NodeClient({
     url,
     timeoutMs: config.rpcTimeoutMs,
     onCall: (method) => metrics.rpcCalls.inc({ method }),
     onError: (method) => metrics.rpcErrors.inc({ method }),
+    http: {
+      maxBatch: config.rpcMaxBatch,
+      maxInFlight: config.rpcMaxInFlight,
+      ratePerSecond: config.rpcRatePerSecond,
+      http2: config.rpcHttp2,
+      hooks: {
+        onRequest: () => metrics.rpcHttpRequests.inc({ upstream }),
+        onThrottled: (how) => metrics.rpcThrottled.inc({ upstream, how }),
+        onRetry: (calls) => metrics.rpcRetries.inc({ upstream }, calls),
+        onBatchRefused: (reason) => metrics.rpcBatchesRefused.inc({ upstream, reason }),
+      },
+    },
   });
 }
 
@@ -94,7 +108,7 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   if (!genesis) throw new Error(`the node at ${url} has no block 0`);
   const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
   const cache = new TieredCache(cacheMaxBytes, redis);
-  const finalized = new FinalizedHead(node);
+  const finalized = new FinalizedHead(node, config.finalizedPollMs);
   await finalized.start();
   return {
     node,
@@ -103,6 +117,7 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
     redis,
     cache,
     async close() {
+      finalized.stop();
       await redis?.close();
       await node.disconnect().catch(() => undefined);
     },
@@ -140,15 +155,15 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     const connecting = connectChain(relayNode, url, config, Math.max(relayShare, 1)).then(
       (connected) => {
         relayChain = connected;
-        logger.info({ relay: url }, 'relay chain connected');
+        logger.info({ relay: urlForLogs(url) }, 'relay chain connected');
         // As for this chain: the relay runtime loaded before its first request needs it.
         connected.services.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'relay runtime warm-up failed; its first request will load it'));
       },
-      (error: unknown) => logger.error({ err: error, relay: url }, 'the relay chain node cannot be used; its routes answer 503'),
+      (error: unknown) => logger.error({ err: error, relay: urlForLogs(url) }, 'the relay chain node cannot be used; its routes answer 503'),
     );
     // A relay node that is there is waited for, briefly, so the first requests find it.
     await Promise.race([connecting, new Promise((resolve) => setTimeout(resolve, RELAY_GRACE_MS).unref())]);
-    if (!relayChain) logger.warn({ relay: url }, 'the relay chain node is not connected yet; its routes answer 503 until it is');
+    if (!relayChain) logger.warn({ relay: urlForLogs(url) }, 'the relay chain node is not connected yet; its routes answer 503 until it is');
   }
   const relayServices = (): ChainServices => {
     if (!relayChain) throw new NodeUnavailableError('the relay chain node is not connected yet');
@@ -217,7 +232,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   });
   const url = await listen(server, config.host, config.port);
   const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, config.metricsHost, config.metricsPort, timeouts);
-  logger.info({ url, metrics: metricsServer?.url, node: config.nodeUrl, redis: Boolean(redis) }, 'fastcar listening');
+  logger.info({ url, metrics: metricsServer?.url, node: urlForLogs(config.nodeUrl), redis: Boolean(redis) }, 'fastcar listening');
   return {
     url,
     metricsUrl: metricsServer?.url,

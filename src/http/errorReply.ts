@@ -1,7 +1,7 @@
 // Every error a request can end in, as the answer a client gets: a status and a
 // sentence, never a stack trace or an internal path.
 import { ApiError, BeyondHeadError, IncompleteNodeAnswerError, UnknownBlockError } from '../errors';
-import { NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
+import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
 import type { Reply } from './reply';
 
 /** How long a client is told to wait when the node is away. */
@@ -13,10 +13,11 @@ export interface ErrorAnswer {
   unexpected: boolean;
 }
 
-function describe(error: unknown): { status: number; message: string; unexpected?: boolean } {
+function describe(error: unknown): { status: number; message: string; unexpected?: boolean; retryAfterSeconds?: number } {
   if (error instanceof ApiError) return { status: error.status, message: error.message };
   if (error instanceof BeyondHeadError) return { status: 400, message: error.message };
   if (error instanceof UnknownBlockError) return { status: 404, message: error.message };
+  if (error instanceof NodeThrottledError) return { status: 503, message: 'The node provider is limiting requests; retry shortly.', retryAfterSeconds: error.retryAfterSeconds };
   if (error instanceof NodeUnavailableError) return { status: 503, message: 'The node is unavailable; retry shortly.' };
   if (error instanceof IncompleteNodeAnswerError) return { status: 503, message: error.message, unexpected: true };
   if (error instanceof NodeTimeoutError) return { status: 504, message: 'The node did not answer in time.' };
@@ -29,9 +30,9 @@ function describe(error: unknown): { status: number; message: string; unexpected
 }
 
 export function errorReply(error: unknown): ErrorAnswer {
-  const { status, message, unexpected = false } = describe(error);
+  const { status, message, unexpected = false, retryAfterSeconds = RETRY_AFTER_SECONDS } = describe(error);
   return {
-    reply: { status, body: JSON.stringify({ code: status, message }), retryAfterSeconds: status === 503 ? RETRY_AFTER_SECONDS : undefined },
+    reply: { status, body: JSON.stringify({ code: status, message }), retryAfterSeconds: status === 503 ? retryAfterSeconds : undefined },
     unexpected,
   };
 }

@@ -1,21 +1,35 @@
-// The one door to the node: raw JSON-RPC over WebSocket (or HTTP), counted,
-// bounded in time, and translated into errors the HTTP layer understands.
-import { HttpProvider, WsProvider } from '@polkadot/rpc-provider';
-import type { ProviderInterface } from '@polkadot/rpc-provider/types';
+// The one door to the node: raw JSON-RPC over WebSocket, or over HTTP(S) in
+// batches (httpTransport.ts), counted, bounded in time, and translated into
+// errors the HTTP layer understands.
+import { WsProvider } from '@polkadot/rpc-provider';
 
 import { RpcCode } from './rpcCodes';
-import { countCall } from './requestStats';
+import { countCall, currentStats, retryRounds } from './requestStats';
+import { HttpRpcThrottledError, HttpRpcTimeoutError, HttpRpcTransport, HttpRpcUnavailableError, RpcErrorReply, type HttpRpcOptions } from './httpTransport';
 
 export class NodeUnavailableError extends Error {}
 export class NodeTimeoutError extends Error {}
+/** The node's provider kept asking us to slow down past the call's deadline: an outage for now, with a time to come back. */
+export class NodeThrottledError extends NodeUnavailableError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
 /** The node answered with a JSON-RPC error: the request itself is at fault or the data is gone. */
 export class NodeRpcError extends Error {}
+
+/** How an http(s):// node is used: calls per batch, POSTs in flight and per second, HTTP/2, hooks for metrics. */
+export type NodeHttpOptions = Omit<HttpRpcOptions, 'url' | 'timeoutMs'>;
 
 export interface NodeClientOptions {
   url: string;
   timeoutMs: number;
   onCall?: (method: string) => void;
   onError?: (method: string) => void;
+  http?: NodeHttpOptions;
 }
 
 export type Hex = `0x${string}`;
@@ -45,34 +59,36 @@ export interface RpcRuntimeVersion {
 }
 
 export class NodeClient {
-  private readonly provider: ProviderInterface;
+  /** Over WebSocket; over HTTP(S) `http` instead. */
+  private readonly provider?: WsProvider;
+  private readonly http?: HttpRpcTransport;
   private readonly timeoutMs: number;
   private readonly onCall?: (method: string) => void;
   private readonly onError?: (method: string) => void;
   private probe?: { at: number; result: Promise<boolean> };
 
   constructor(options: NodeClientOptions) {
-    this.provider = /^https?:/.test(options.url)
-      ? new HttpProvider(options.url)
-      : // Reconnect every second, forever: a lost node comes back without a restart.
-        new WsProvider(options.url, 1000, {}, options.timeoutMs);
+    if (/^https?:/.test(options.url)) this.http = new HttpRpcTransport({ ...options.http, url: options.url, timeoutMs: options.timeoutMs });
+    // Reconnect every second, forever: a lost node comes back without a restart.
+    else this.provider = new WsProvider(options.url, 1000, {}, options.timeoutMs);
     this.timeoutMs = options.timeoutMs;
     this.onCall = options.onCall;
     this.onError = options.onError;
   }
 
-  /** Calls sent and not yet answered or given up by the transport (a WebSocket only). */
+  /** Calls sent and not yet answered or given up by the transport. */
   get pendingRequests(): number {
-    return this.provider instanceof WsProvider ? this.provider.stats.active.requests : 0;
+    return this.provider ? this.provider.stats.active.requests : (this.http?.pending ?? 0);
   }
 
+  /** Over HTTP there is no connection to lose: every call says for itself whether the node answers. */
   get isConnected(): boolean {
-    return this.provider.isConnected;
+    return this.provider ? this.provider.isConnected : true;
   }
 
   /** Whether the transport can hold subscriptions (a WebSocket can, HTTP cannot). */
   get hasSubscriptions(): boolean {
-    return this.provider.hasSubscriptions;
+    return this.provider !== undefined;
   }
 
   /**
@@ -80,22 +96,37 @@ export class NodeClient {
    * itself after a reconnect. Resolves to the function that ends it.
    */
   async subscribe<T>(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: T) => void): Promise<() => Promise<void>> {
-    const id = await this.provider.subscribe(notification, method, params, (error: Error | null, value: T) => {
+    const { provider } = this;
+    if (!provider) throw new Error('subscriptions need a WebSocket node');
+    const id = await provider.subscribe(notification, method, params, (error: Error | null, value: T) => {
       if (!error && value !== undefined && value !== null) onValue(value);
     });
     return async () => {
-      await this.provider.unsubscribe(notification, unsubscribeMethod, id);
+      await provider.unsubscribe(notification, unsubscribeMethod, id);
     };
   }
 
   async ready(): Promise<void> {
-    if (this.provider instanceof WsProvider) await this.provider.isReady;
+    if (this.provider) await this.provider.isReady;
   }
 
   async send<T>(method: string, params: unknown[]): Promise<T> {
     const answered = countCall(method);
     this.onCall?.(method);
-    if (!this.provider.isConnected) {
+    if (this.http) {
+      try {
+        // The transport holds the deadline: retries after a throttled answer fit in it.
+        // A request's calls of one turn (its wave) share a POST; other requests' go in POSTs of their own.
+        return await this.http.send<T>(method, params, { deadline: Date.now() + this.timeoutMs, onRetry: retryRounds(), group: currentStats() });
+      } catch (error) {
+        this.onError?.(method);
+        throw classify(error);
+      } finally {
+        answered();
+      }
+    }
+    const provider = this.provider as WsProvider;
+    if (!provider.isConnected) {
       answered();
       this.onError?.(method);
       throw new NodeUnavailableError('the node is not connected');
@@ -105,7 +136,7 @@ export class NodeClient {
       timer = setTimeout(() => reject(new NodeTimeoutError(`the node did not answer ${method} in ${this.timeoutMs} ms`)), this.timeoutMs);
     });
     try {
-      return await Promise.race([this.provider.send<T>(method, params), timeout]);
+      return await Promise.race([provider.send<T>(method, params), timeout]);
     } catch (error) {
       this.onError?.(method);
       throw classify(error);
@@ -168,7 +199,7 @@ export class NodeClient {
   }
 
   async disconnect(): Promise<void> {
-    await this.provider.disconnect();
+    await (this.provider ? this.provider.disconnect() : this.http?.close());
   }
 }
 
@@ -183,6 +214,10 @@ function nullIfUnknownBlock(error: unknown): null {
 
 function classify(error: unknown): Error {
   if (error instanceof NodeTimeoutError || error instanceof NodeUnavailableError) return error;
+  if (error instanceof HttpRpcThrottledError) return new NodeThrottledError(error.message, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+  if (error instanceof HttpRpcTimeoutError) return new NodeTimeoutError(error.message);
+  if (error instanceof HttpRpcUnavailableError) return new NodeUnavailableError(error.message);
+  if (error instanceof RpcErrorReply) return error.code === RpcCode.noUpstream ? new NodeUnavailableError(error.message) : new NodeRpcError(error.message);
   const message = error instanceof Error ? error.message : String(error);
   // The provider's own timeout can fire before ours: the same outcome.
   if (/No response received from RPC endpoint/i.test(message)) return new NodeTimeoutError(message);

@@ -13,6 +13,8 @@ export interface RequestStats {
   inFlight: number;
   /** The cache fact the answer announced (X-Cache), as the reply writer sent it. */
   cache?: 'hit' | 'miss';
+  /** Resends already counted as waves (see retryRounds). */
+  retryRounds?: Set<number>;
 }
 
 const storage = new AsyncLocalStorage<RequestStats>();
@@ -23,6 +25,11 @@ export function newRequestStats(): RequestStats {
 
 export function runWithStats<T>(stats: RequestStats, fn: () => T): T {
   return storage.run(stats, fn);
+}
+
+/** The stats of the request this code runs for, if any: the HTTP transport batches a request's calls together. */
+export function currentStats(): RequestStats | undefined {
+  return storage.getStore();
 }
 
 /** Records a call going out; the returned function records its answer. */
@@ -39,6 +46,22 @@ export function countCall(method: string): () => void {
 }
 
 function noop() {}
+
+/**
+ * For a call that may be sent again (after a provider said to slow down): each
+ * resend is one more sequential round for the request, counted once however
+ * many of its calls share it (`round` names the resend).
+ */
+export function retryRounds(): (round: number) => void {
+  const stats = storage.getStore();
+  if (!stats) return noop;
+  return (round) => {
+    stats.retryRounds ??= new Set();
+    if (stats.retryRounds.has(round)) return;
+    stats.retryRounds.add(round);
+    stats.waves += 1;
+  };
+}
 
 /** Awaits calls that do not depend on each other: they are all in flight already. */
 export function wave<T extends readonly unknown[]>(calls: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {

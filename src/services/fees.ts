@@ -9,7 +9,7 @@ import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, u8aToHex, u8aConcat } from '@polkadot/util';
 import type { FeeDetails, RuntimeDispatchInfo } from '@polkadot/types/interfaces';
 
-import { NodeRpcError, type Hex, type NodeClient } from '../rpc/nodeClient';
+import { NodeRpcError, NodeTimeoutError, NodeUnavailableError, type Hex, type NodeClient } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
 import type { ExtrinsicFacts, SidecarExtrinsic } from './blockShape';
 import { feeRulesFor, type FeeDetailsKnowledge } from './feeRules';
@@ -64,7 +64,7 @@ export async function resolveFees(extrinsics: SidecarExtrinsic[], facts: Extrins
     const { bytes } = facts[index];
     return Promise.all([
       queryInfo(context, bytes),
-      support !== 'notAvailable' && oneDimensional[i] ? queryFeeDetails(context, bytes).catch(() => undefined) : Promise.resolve(undefined),
+      support !== 'notAvailable' && oneDimensional[i] ? queryFeeDetails(context, bytes).catch(undefinedUnlessNodeAway) : Promise.resolve(undefined),
     ]);
   });
   let answers: Awaited<(typeof queries)[number]>[];
@@ -93,6 +93,12 @@ export async function resolveFees(extrinsics: SidecarExtrinsic[], facts: Extrins
     }
     extrinsics[index].info = { weight: completion.weight, class: toSidecarJson(info.class), partialFee, kind };
   });
+}
+
+/** No fee details from this runtime (its answer says so); a node away, slow or throttling fails the request instead of being learned from. */
+function undefinedUnlessNodeAway(error: unknown): undefined {
+  if (error instanceof NodeUnavailableError || error instanceof NodeTimeoutError) throw error;
+  return undefined;
 }
 
 function isTwoDimensional(weight: JsonValue): boolean {

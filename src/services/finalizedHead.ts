@@ -1,21 +1,43 @@
-// Follows the node's finalized head by subscription, so that answering
-// "is block n finalized?" costs no RPC call on the request path.
+// Follows the node's finalized head, so that answering "is block n finalized?"
+// costs no RPC call on the request path: by subscription over a WebSocket, by
+// one shared poll over HTTP (which has no subscriptions).
 import type { NodeClient, RpcHeader } from '../rpc/nodeClient';
+
+/** A poll this many intervals old no longer counts: the node is asked again. */
+const STALE_POLLS = 3;
 
 export class FinalizedHead {
   private number = -1;
   private advancedAt = 0;
   private subscribed = false;
+  private pollTimer?: NodeJS.Timeout;
+  private polledAt = 0;
+  private polling = false;
   private readonly listeners: ((number: number) => void)[] = [];
 
-  constructor(private readonly node: NodeClient) {}
+  /** `pollMs`: how often a node without subscriptions (HTTP) is asked, at the scale of its block time. */
+  constructor(
+    private readonly node: NodeClient,
+    private readonly pollMs = 3000,
+  ) {}
 
   async start(): Promise<void> {
-    if (!this.node.hasSubscriptions || this.subscribed) return;
+    if (this.subscribed || this.pollTimer) return;
+    if (!this.node.hasSubscriptions) {
+      // Outside any request: the poll's calls are counted against none.
+      this.pollTimer = setInterval(() => this.poll(), this.pollMs).unref();
+      await this.ask().catch(() => undefined);
+      return;
+    }
     this.subscribed = true;
     await this.node.subscribe<RpcHeader>('chain_finalizedHead', 'chain_subscribeFinalizedHeads', 'chain_unsubscribeFinalizedHeads', [], (header) =>
       this.update(parseInt(header.number, 16)),
     );
+  }
+
+  /** Ends the poll (a subscription ends with its connection). */
+  stop(): void {
+    clearInterval(this.pollTimer);
   }
 
   private update(number: number) {
@@ -30,12 +52,28 @@ export class FinalizedHead {
     this.listeners.push(listener);
   }
 
-  /** The finalized height; asks the node only when no subscription delivered one yet. */
+  /** The finalized height; asks the node only when neither subscription nor poll has a current one. */
   async current(): Promise<number> {
-    if (this.number >= 0 && this.subscribed && this.node.isConnected) return this.number;
+    if (this.known) return this.number;
+    return this.ask();
+  }
+
+  /** One poll at a time: a slow node does not pile them up. */
+  private poll() {
+    if (this.polling) return;
+    this.polling = true;
+    this.ask()
+      .catch(() => undefined)
+      .finally(() => (this.polling = false));
+  }
+
+  private async ask(): Promise<number> {
     const hash = await this.node.getFinalizedHead();
     const header = await this.node.getHeader(hash);
-    if (header) this.update(parseInt(header.number, 16));
+    if (header) {
+      this.update(parseInt(header.number, 16));
+      this.polledAt = Date.now();
+    }
     return this.number;
   }
 
@@ -50,6 +88,8 @@ export class FinalizedHead {
 
   /** Whether a value is already known without a call. */
   get known(): boolean {
-    return this.number >= 0 && this.subscribed && this.node.isConnected;
+    if (this.number < 0) return false;
+    if (this.subscribed) return this.node.isConnected;
+    return this.pollTimer !== undefined && Date.now() - this.polledAt < this.pollMs * STALE_POLLS;
   }
 }

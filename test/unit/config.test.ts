@@ -40,6 +40,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ FASTCAR_HEADERS_TIMEOUT_MS: '2000', FASTCAR_REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
   });
 
+  it('reads the settings of an http(s) node: the finalized poll, batch size, requests in flight and per second, HTTP/2', () => {
+    expect(loadConfig({})).toMatchObject({ finalizedPollMs: 3000, rpcMaxBatch: 100, rpcMaxInFlight: 20, rpcRatePerSecond: 0, rpcHttp2: true });
+    const env = { FASTCAR_FINALIZED_POLL_MS: '6000', FASTCAR_RPC_MAX_BATCH: '25', FASTCAR_RPC_MAX_IN_FLIGHT: '8', FASTCAR_RPC_RATE_PER_SECOND: '300', FASTCAR_RPC_HTTP2: 'false' };
+    expect(loadConfig(env)).toMatchObject({ finalizedPollMs: 6000, rpcMaxBatch: 25, rpcMaxInFlight: 8, rpcRatePerSecond: 300, rpcHttp2: false });
+    expect(() => loadConfig({ FASTCAR_RPC_MAX_IN_FLIGHT: '0' })).toThrow('FASTCAR_RPC_MAX_IN_FLIGHT=0 is not valid');
+    expect(() => loadConfig({ FASTCAR_FINALIZED_POLL_MS: 'often' })).toThrow('FASTCAR_FINALIZED_POLL_MS=often is not valid');
+  });
+
   it('prefers its own names over sidecar’s', () => {
     expect(loadConfig({ FASTCAR_PORT: '9000', SAS_EXPRESS_PORT: '8081' }).port).toBe(9000);
   });

@@ -21,6 +21,7 @@ interface Service {
   healthcheck?: { test: string[] };
   depends_on?: Record<string, unknown>;
   restart?: string;
+  volumes?: string[];
 }
 
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, Service>; networks: Record<string, { internal?: boolean } | null> };
@@ -141,4 +142,36 @@ it('builds a multi-stage image that runs as a non-root user with a /health check
   expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/health/);
   expect(dockerfile).toMatch(/CMD \["node", "dist\/src\/main.js"\]/);
   expect(JSON.parse(read('package.json')).main).toBe('dist/src/main.js');
+});
+
+describe('the compose file for a hosted provider (deploy/hosted-provider.compose.yml)', () => {
+  const hosted = parse(read('deploy/hosted-provider.compose.yml')) as { services: Record<string, Service> };
+  const instances = Object.entries(hosted.services).filter(([, service]) => service.build === '..');
+  /** Compose's `${NAME:-default}`, as compose reads it with NAME unset. */
+  const resolved = (env: Record<string, string>) =>
+    Object.fromEntries(Object.entries(env).map(([name, value]) => [name, value.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]));
+
+  it('runs fastcar instances only on variables the code reads and accepts, on an https:// node with the provider limits set', () => {
+    expect(instances.map(([name]) => name)).toEqual(['fastcar-1', 'fastcar-2']);
+    for (const [, service] of instances) {
+      const env = service.environment ?? {};
+      for (const name of Object.keys(env)) expect(CONFIG_VARIABLES).toContain(name);
+      const config = loadConfig(resolved(env));
+      expect(new URL(config.nodeUrl!).protocol).toBe('https:');
+      // The provider's URL (and key) comes from the environment, never from this file.
+      expect(env.FASTCAR_NODE_URL).toMatch(/^\$\{PROVIDER_RPC_URL:-/);
+      expect(config.rpcMaxInFlight).toBeLessThan(loadConfig({}).rpcMaxInFlight);
+      expect(config.rpcRatePerSecond).toBeGreaterThan(0);
+      expect(new URL(config.redisUrl!).hostname).toBe('redis');
+      expect(service.networks).toContain('public');
+      expect(service.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${config.port}/health`);
+    }
+  });
+
+  it('balances over exactly its fastcar services with the shared nginx.conf', () => {
+    const nginx = read('deploy/nginx.conf');
+    const upstreams = [...nginx.matchAll(/server (\S+):(\d+)/g)].map((m) => [m[1], Number(m[2])]);
+    expect(upstreams).toEqual(instances.map(([name, service]) => [name, loadConfig(resolved(service.environment ?? {})).port]));
+    expect(hosted.services.balancer.volumes ?? []).toContain('./nginx.conf:/etc/nginx/nginx.conf:ro');
+  });
 });
