@@ -148,7 +148,7 @@ describe('a provider with limits', () => {
     expect(stand.counts.throttled).toBeGreaterThan(0);
     expect(stand.counts.batchesRefused).toBeGreaterThan(0);
     // Counted per upstream host.
-    const metrics = (await getJson(`${fastcar.url}/metrics`)).text;
+    const metrics = (await getJson(`${fastcar.metricsUrl}/metrics`)).text;
     const upstream = new URL(stand.url).host;
     const value = (name: string) =>
       [...metrics.matchAll(new RegExp(`^${name}\\{[^}]*upstream="${upstream}"[^}]*\\} (\\d+)`, 'gm'))].reduce((sum, match) => sum + Number(match[1]), 0);
