@@ -368,7 +368,7 @@ function report(options: Options, started: number, rss: { fastcar: number; sidec
     notes: [
       'The devnet is chopsticks: each runtime call (block building, fee query) runs in a wasm executor and takes ~0.5 s, so cold scenarios are bounded by the devnet, not by either service.',
       'In "via warm proxy" each service is itself cold (fastcar with a 1-byte cache; sidecar keeps its own block cache from the first pass).',
-      'In "hosted" each service reaches the devnet through its own stand-in provider (harness/hostedProvider.ts: HTTPS offering HTTP/2, the delay on every request); http/req is the HTTP requests that provider received per block answered (fastcar\'s finalized-head poll included), 429s the requests it refused, node ms/req the time the devnet behind it took per block answered, on top of the delay (one chopsticks process serving every call in turn: at 10 connections its queue, not the services, sets most of what exceeds the delay).',
+      'In "hosted" each service reaches the devnet through its own stand-in provider (harness/hostedProvider.ts, in a process of its own: HTTPS offering HTTP/2, the delay on every request); http/req is the HTTP requests that provider received per block answered (fastcar\'s finalized-head poll included), 429s the requests it refused, node ms/req the time the devnet behind it took per block answered, on top of the delay (one chopsticks process serving every call in turn: at 10 connections its queue, not the services, sets most of what exceeds the delay).',
     ],
     measurements,
   };
