@@ -118,3 +118,25 @@ it('refuses a subscription with a JSON-RPC error when no upstream can carry one,
     client.close();
   }
 });
+
+it('holds subscriptions on the WebSocket upstream when HTTP and WebSocket upstreams are mixed', async () => {
+  const config = loadProxyConfig([], { PROXY_UPSTREAMS: `${stand.url},${devnet.wsUrl}`, PROXY_PORT: '0', PROXY_LOG_LEVEL: 'silent' });
+  const mixed = await startProxy(config, createLogger('silent'));
+  const client = await connectRpc(`ws://${mixed.address}`);
+  try {
+    // Four subscriptions of their own, each placed by a pick of its own: none may land on the HTTP upstream.
+    const subscriptions: [string, unknown[]][] = [
+      ['chain_subscribeNewHeads', []],
+      ['chain_subscribeFinalizedHeads', []],
+      ['state_subscribeRuntimeVersion', []],
+      ['state_subscribeStorage', [[SYSTEM_NUMBER]]],
+    ];
+    for (const [method, params] of subscriptions) expect(await client.call(method, params)).toEqual(expect.any(String));
+    const [http, ws] = mixed.pool.upstreams;
+    expect(http.subscriptions).toBe(0);
+    expect(ws.subscriptions).toBeGreaterThan(0);
+  } finally {
+    client.close();
+    await mixed.proxy.close();
+  }
+});
