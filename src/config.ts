@@ -248,7 +248,7 @@ function helpLines({ names, help }: Setting): string {
 
 /** The proxy's settings are declared by the proxy (src/proxy/proxyConfig.ts); summarized here for `--help`. */
 const PROXY_HELP = `Proxy environment (over the --config file):
-  PROXY_UPSTREAMS                        comma-separated ws:// URLs of the nodes (required)
+  PROXY_UPSTREAMS                        comma-separated ws(s):// or http(s):// URLs of the nodes (required)
   PROXY_HOST, PROXY_PORT                 bind address and port (default 127.0.0.1:9955)
   PROXY_CACHE_MAX_BYTES                  cache bound (default 536870912)
   PROXY_MAX_CONCURRENT                   calls in flight per upstream (default 256)

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     const { startProxy } = await import('./proxy/startProxy');
     const proxyConfig = loadProxyConfig(process.argv.slice(3));
     const { proxy, address } = await startProxy(proxyConfig, createLogger(proxyConfig.logLevel));
-    process.stdout.write(`fastcar proxy ready: ws://${address} and http://${address} (upstreams ${proxyConfig.upstreams.join(', ')})\n`);
+    process.stdout.write(`fastcar proxy ready: ws://${address} and http://${address} (upstreams ${proxyConfig.upstreams.map(urlForLogs).join(', ')})\n`);
     onSignal(() => proxy.close());
     return;
   }

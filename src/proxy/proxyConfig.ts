@@ -185,7 +185,7 @@ export function loadProxyConfig(argv: string[], env: Record<string, string | und
   if (!(config.trustedProxies >= 0 && config.trustedProxies <= 10)) throw new ConfigError('trustedProxies must be between 0 and 10');
   if (config.upstreams.length === 0) throw new ConfigError('the proxy needs upstream nodes: set PROXY_UPSTREAMS=ws://node-a:9944,ws://node-b:9944');
   for (const url of config.upstreams) {
-    if (!/^wss?:\/\//.test(url)) throw new ConfigError(`upstream ${url} must be a ws:// or wss:// URL`);
+    if (!/^(wss?|https?):\/\//.test(url)) throw new ConfigError(`upstream ${url} must be a ws://, wss://, http:// or https:// URL`);
   }
   return config;
 }

@@ -16,7 +16,7 @@ import type { Socket } from 'node:net';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
 
-import type { Logger } from '../logger';
+import { urlForLogs, type Logger } from '../logger';
 import { RpcCode } from '../rpc/rpcCodes';
 import { AnswerCache, resultText, type ResultText } from './answerCache';
 import { decide } from './cachePolicy';
@@ -141,7 +141,7 @@ export class RpcProxy {
         labelNames: ['upstream'],
         registers: [this.metrics],
         collect() {
-          for (const upstream of pool.upstreams) this.set({ upstream: upstream.url }, read(upstream));
+          for (const upstream of pool.upstreams) this.set({ upstream: urlForLogs(upstream.url) }, read(upstream));
         },
       });
     upstreamGauge('proxy_upstream_available', 'Whether the upstream takes calls now (1) or not (0)', (u) => Number(u.available));
@@ -242,7 +242,7 @@ export class RpcProxy {
   private async answerHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'GET' && req.url === '/health') {
       // Up by the nodes' own probes: one client's slow calls do not take the proxy out of a balancer.
-      const upstreams = this.pool.upstreams.map((u) => ({ url: u.url, available: u.available, up: u.up, best: u.bestNumber, finalized: u.finalizedNumber, outstanding: u.outstanding }));
+      const upstreams = this.pool.upstreams.map((u) => ({ url: urlForLogs(u.url), available: u.available, up: u.up, best: u.bestNumber, finalized: u.finalizedNumber, outstanding: u.outstanding }));
       const ok = this.pool.up;
       writeJson(res, ok ? 200 : 503, { status: ok ? 'ok' : 'no upstream', upstreams });
       return;
@@ -630,6 +630,7 @@ export class RpcProxy {
   }
 
   private async openUpstream(method: string, params: unknown[], kind: SubscriptionKind, onResult: (result: ResultText) => void): Promise<() => Promise<void>> {
+    if (!this.pool.supportsSubscriptions) throw new RpcFailure(RpcCode.methodNotFound, 'Subscriptions are not available: the proxy reaches its nodes over HTTP(S) only');
     const upstream = this.pool.subscriptionUpstream();
     if (!upstream) throw new NoUpstreamError('no node is available, or none has room for another subscription');
     this.upstreamCalls.inc();

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger';
+import { urlForLogs, type Logger } from '../logger';
 import type { ProxyConfig } from './proxyConfig';
 import { RpcProxy } from './proxyServer';
 import { UpstreamPool } from './upstreams';
@@ -20,6 +20,6 @@ export async function startProxy(config: ProxyConfig, logger: Logger): Promise<{
     logger,
   );
   const address = await proxy.listen();
-  logger.info({ address, upstreams: config.upstreams }, 'proxy listening');
+  logger.info({ address, upstreams: config.upstreams.map(urlForLogs) }, 'proxy listening');
   return { proxy, address, pool };
 }

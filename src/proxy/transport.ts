@@ -25,6 +25,8 @@ export interface UpstreamTransport {
   subscribe(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: unknown) => void): Promise<() => Promise<void>>;
   /** Whether calls can be sent now. */
   readonly connected: boolean;
+  /** Whether `subscribe` can work here at all (a WebSocket can, HTTP cannot). */
+  readonly supportsSubscriptions: boolean;
   /** Resolves once the first connection is open. */
   readonly ready: Promise<unknown>;
   close(): Promise<void>;
@@ -46,6 +48,7 @@ export function classifyProviderError(error: unknown): Error {
 
 /** A reconnecting WebSocket (polkadot.js), which also resubscribes after a reconnect. */
 export class WsTransport implements UpstreamTransport {
+  readonly supportsSubscriptions = true;
   private readonly provider: WsProvider;
 
   constructor(url: string, timeoutMs: number) {

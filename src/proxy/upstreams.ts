@@ -14,7 +14,8 @@
 import { RpcCode } from '../rpc/rpcCodes';
 import type { Verdict } from './resultShapes';
 import { AbandonedCallError, Slots } from './slots';
-import { UpstreamRpcError, UpstreamTimeoutError, webSocketTransport, type TransportFactory, type UpstreamTransport } from './transport';
+import { transportForUrl } from './httpUpstreamTransport';
+import { UpstreamRpcError, UpstreamTimeoutError, type TransportFactory, type UpstreamTransport } from './transport';
 
 export { AbandonedCallError } from './slots';
 export { UpstreamRpcError, UpstreamTimeoutError } from './transport';
@@ -41,7 +42,7 @@ export interface UpstreamOptions {
   maxSubscriptionsPerConnection: number;
   /** Connections to one node, the first (which also carries the calls) included. */
   maxConnections: number;
-  /** How to reach a node; a WebSocket unless told otherwise. */
+  /** How to reach a node; by its URL's scheme (WebSocket or HTTP) unless told otherwise. */
   transport?: TransportFactory;
 }
 
@@ -69,7 +70,7 @@ export class Upstream {
     readonly url: string,
     private readonly options: UpstreamOptions,
   ) {
-    this.open = options.transport ?? webSocketTransport;
+    this.open = options.transport ?? transportForUrl;
     this.slots = new Slots(options.maxConcurrent);
     this.links = [{ transport: this.connect(), subscriptions: 0 }];
   }
@@ -111,8 +112,14 @@ export class Upstream {
     return this.links.length;
   }
 
+  /** Whether the node can hold subscriptions at all (over HTTP it cannot). */
+  get supportsSubscriptions(): boolean {
+    return this.primary.supportsSubscriptions;
+  }
+
   /** Whether a subscription can still be placed here without going over the node's limit. */
   get hasSubscriptionRoom(): boolean {
+    if (!this.supportsSubscriptions) return false;
     return this.links.length < this.options.maxConnections || this.links.some((link) => link.subscriptions < this.options.maxSubscriptionsPerConnection);
   }
 
@@ -343,6 +350,11 @@ export class UpstreamPool {
       }
     }
     throw lastError;
+  }
+
+  /** Whether any upstream can hold subscriptions (not when all are HTTP). */
+  get supportsSubscriptions(): boolean {
+    return this.upstreams.some((u) => u.supportsSubscriptions);
   }
 
   /** An upstream to hold a subscription on: the least loaded available one with room for it. */

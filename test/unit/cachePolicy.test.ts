@@ -46,6 +46,13 @@ describe('proxy config', () => {
       upstreams: ['ws://a:9944', 'ws://b:9944'],
       port: 7000,
     });
-    expect(() => loadProxyConfig([], { PROXY_UPSTREAMS: 'http://a' })).toThrow('ws://');
+    // A hosted provider's HTTP(S) URL is an upstream too; anything else is refused.
+    expect(loadProxyConfig([], { PROXY_UPSTREAMS: 'https://provider.example/v1/key, wss://b:9944, http://c:9933' }).upstreams).toEqual([
+      'https://provider.example/v1/key',
+      'wss://b:9944',
+      'http://c:9933',
+    ]);
+    expect(() => loadProxyConfig([], { PROXY_UPSTREAMS: 'ftp://a' })).toThrow('ws://, wss://, http:// or https://');
+    expect(() => loadProxyConfig([], { PROXY_UPSTREAMS: 'node-a:9944' })).toThrow('must be a');
   });
 });
