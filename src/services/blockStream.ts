@@ -25,6 +25,7 @@ import { queryKey, withFinalizedTag, type BlockQuery } from './blockAnswer';
 import { withEvmAddresses } from './evmFormat';
 import type { FinalizedBuilds } from './finalizedBuilds';
 import type { FinalizedFeed } from './finalizedFeed';
+import { pauseAfterFailures } from './retryPause';
 import type { Logger } from '../logger';
 
 /** What a stream sends: whole blocks as `/blocks/{n}` answers them, or headers as `/blocks/{n}/header` does. */
@@ -98,8 +99,6 @@ const LOOKAHEAD = 4;
 /** Encoded events kept for subscribers that ask for a recent height again (reconnects). */
 const RECENT_EVENT_BYTES = 32 * 1024 * 1024;
 const NODE_CHECK_MS = 1000;
-const RETRY_MIN_MS = 500;
-const RETRY_MAX_MS = 10_000;
 
 export type DropReason = 'lagging' | 'stalled';
 
@@ -363,7 +362,7 @@ export class BlockStreams {
   private async afterFailure(error: unknown, failures: number, height: number): Promise<void> {
     if (error instanceof NodeUnavailableError || error instanceof NodeTimeoutError) this.setNodeAway(true);
     else if (failures === 1 || failures % 10 === 0) this.logger?.warn({ err: error, height, failures }, 'a finalized block could not be built for its streams; retrying');
-    await new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (failures - 1))).unref());
+    await pauseAfterFailures(failures);
   }
 
   private setNodeAway(away: boolean): void {

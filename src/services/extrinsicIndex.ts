@@ -15,17 +15,14 @@ import type { Hex, NodeClient } from '../rpc/nodeClient';
 import { newRequestStats, runWithStats } from '../rpc/requestStats';
 import type { BlockIds } from './blockIds';
 import type { FinalizedFeed } from './finalizedFeed';
+import { pauseAfterFailures } from './retryPause';
 
-/** About a day of 6-second blocks. */
-export const DEFAULT_INDEX_BLOCKS = 14_400;
 /** The most heights one `from`/`to` search reads, as a range. */
 export const MAX_SEARCH_BLOCKS = 500;
 /** Blocks read at once by a search. */
 const SEARCH_WINDOW = 8;
 /** Filling back is paced to this many blocks a second, so a start does not crowd the node. */
 const BACKFILL_PER_SECOND = 50;
-const RETRY_MIN_MS = 500;
-const RETRY_MAX_MS = 10_000;
 
 export interface IndexCoverage {
   /** Heights held, both included (none: low > high). */
@@ -140,7 +137,7 @@ export class ExtrinsicIndex {
       } catch (error) {
         failures += 1;
         this.parts.logger.debug({ err: error, height }, 'indexing a finalized block failed; retrying');
-        await sleep(Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** (failures - 1)));
+        await pauseAfterFailures(failures);
       }
     }
   }
