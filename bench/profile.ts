@@ -1,0 +1,165 @@
+// `npm run bench:profile`: where fastcar's CPU goes on small cold blocks. A cold walk
+// of blocks 20-200 at 10 connections through a warm caching proxy (the node answering
+// at once, as a warm proxy or a near archive node does), fastcar with its cache off and
+// under --cpu-prof. Prints the process CPU per block (from /proc, over the measured
+// walks only) and the self time per function and per file over the same walks.
+import '../devnet/quiet';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+
+import { serveStoredChain } from '../devnet/cli';
+import { freePort } from '../harness/processes';
+import { createLogger } from '../src/logger';
+import { proxyConfigFor } from '../src/proxy/proxyConfig';
+import { startProxy } from '../src/proxy/startProxy';
+
+const ROOT = join(__dirname, '..');
+const WALKS = Number(process.env.PROFILE_WALKS ?? 6);
+const CONNECTIONS = 10;
+const TICKS_PER_SECOND = 100;
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Now on the monotonic clock the profiler stamps its samples with, in µs. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** utime + stime of a process, in ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+async function walk(baseUrl: string, paths: string[]): Promise<number> {
+  const queue = [...paths];
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+        const response = await fetch(baseUrl + path);
+        await response.arrayBuffer();
+        if (!response.ok) failed++;
+      }
+    }),
+  );
+  return failed;
+}
+
+/** Self time per function and per file, of the samples taken between `from` and `to` (µs, monotonic). */
+function selfTimes(profile: CpuProfile, from: number, to: number) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const self = new Map<number, number>();
+  // Inclusive time: each function once per sample it is on the stack of (idle left out).
+  const inclusive = new Map<string, number>();
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < from || at > to) return;
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    self.set(id, (self.get(id) ?? 0) + us);
+    if (byId.get(id)!.callFrame.functionName === '(idle)') return;
+    const seen = new Set<string>();
+    for (let node: number | undefined = id; node !== undefined; node = parentOf.get(node)) {
+      const name = frameName(byId.get(node)!.callFrame);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + us);
+    }
+  });
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  let total = 0;
+  for (const [id, us] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const file = url ? relative(ROOT, url.replace('file://', '')) : '(native)';
+    const fn = frameName({ functionName, url, lineNumber });
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+    const group = file.startsWith('node_modules/') ? file.split('/').slice(0, file.split('/')[1].startsWith('@') ? 3 : 2).join('/') : file;
+    byFile.set(group, (byFile.get(group) ?? 0) + us);
+    total += us;
+  }
+  const top = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
+  const count = Number(process.env.PROFILE_TOP ?? 40);
+  return { total, functions: top(byFunction, count), files: top(byFile, 30), inclusive: top(inclusive, count * 2) };
+}
+
+function frameName({ functionName, url, lineNumber }: ProfileNode['callFrame']): string {
+  const file = url ? relative(ROOT, url.replace('file://', '')) : '(native)';
+  return `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
+}
+
+async function main() {
+  const { devnet } = await serveStoredChain(0);
+  const proxy = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
+  const profileDir = mkdtempSync(join(tmpdir(), 'fastcar-profile-'));
+  const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
+  // PROFILE=off: the CPU figure without the profiler's own cost.
+  const profiling = process.env.PROFILE !== 'off';
+  const profilerArgs = profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...profilerArgs, join(ROOT, 'dist', 'src', 'main.js')], {
+    env: { ...process.env, FASTCAR_NODE_URL: `ws://${proxy.address}`, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', FASTCAR_CACHE_MAX_BYTES: '1', ...(process.env.PROFILE_ENV ? JSON.parse(process.env.PROFILE_ENV) : {}) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('fastcar ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`fastcar exited with ${code}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const paths = (variant: number) => Array.from({ length: 181 }, (_, i) => `/blocks/${20 + i}?paraId=${variant}`);
+  // The first walk fills the proxy; two more let the JIT settle.
+  for (let variant = 0; variant < 3; variant++) await walk(url, paths(variant));
+  const before = cpuMs(child.pid!);
+  const started = performance.now();
+  const from = monotonicUs();
+  let failed = 0;
+  for (let variant = 3; variant < 3 + WALKS; variant++) failed += await walk(url, paths(variant));
+  const blocks = WALKS * 181;
+  const cpu = cpuMs(child.pid!) - before;
+  const to = monotonicUs();
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`cold walk 20-200 x${WALKS}, c=${CONNECTIONS}, via warm proxy: ${(blocks / seconds).toFixed(1)} req/s, process CPU ${(cpu / blocks).toFixed(3)} ms per block, failed ${failed}`);
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (!profiling) return shutDown();
+  if (!file) throw new Error('no profile written');
+  const { total, functions, files, inclusive } = selfTimes(JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile, from, to);
+  const ms = (us: number) => (us / 1000 / blocks).toFixed(3);
+  console.log(`\nself time per block over the measured walks, ms (idle included); total ${ms(total)}:`);
+  for (const [name, us] of files) console.log(`  ${ms(us)}  ${name}`);
+  console.log('\ntop functions:');
+  for (const [name, us] of functions) console.log(`  ${ms(us)}  ${name}`);
+  console.log('\ninclusive, % of busy time:');
+  const busy = total - (functions.find(([name]) => name.startsWith('(idle)'))?.[1] ?? 0);
+  for (const [name, us] of inclusive) console.log(`  ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${name}`);
+  console.log(`\nprofile: ${join(profileDir, file)}`);
+  return shutDown();
+
+  async function shutDown() {
+    await proxy.proxy.close();
+    await devnet.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`profile failed: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  },
+);
