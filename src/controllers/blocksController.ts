@@ -3,6 +3,7 @@
 // talks to the node. Routes whose id may name a relay chain block instead
 // (useRcBlock=true) declare their own answer and each included block's, and one
 // wrapper picks between them.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 
 import { answerBytes, queryKey, withFinalizedTag, type BlockAnswer, type BlockId, type BlockQuery } from '../services/blockAnswer';
@@ -14,13 +15,15 @@ import { RELAY_SETTING } from '../config';
 import { badRequest } from '../errors';
 import { isStream, respond, type Answer, type CacheFact, type Reply, type StreamItem } from '../http/reply';
 import { BLOCK_ROUTES as ROUTES } from './blockRoutes';
-import { blockQuery, canonicalBlockPath, headerList, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams } from './params';
+import { blockQuery, canonicalBlockPath, headerList, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams, type RouteRequest } from './params';
 import { combinedCache, relayAnswer, withRelayFields, type Piece } from './relayAnswer';
 
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
 const FORMAT_VERSION = 1;
 
-type RouteName = keyof typeof ROUTES;
+export type RouteName = keyof typeof ROUTES;
+/** A route's answer to a request. */
+export type RouteHandler = (req: RouteRequest) => Promise<Answer>;
 type Flags = Record<string, boolean | undefined>;
 type RelayId = BlockId | 'best' | 'finalized';
 
@@ -47,13 +50,13 @@ export interface BlocksRouterOptions {
  * chain, or `included` answers each block the relay block `relayId` included.
  */
 interface RelayableRoute<P> {
-  parse(req: Request, flags: Flags): P;
-  own(req: Request, parsed: P): Promise<Reply>;
-  relayId(req: Request, parsed: P): RelayId;
+  parse(req: RouteRequest, flags: Flags): P;
+  own(req: RouteRequest, parsed: P): Promise<Reply>;
+  relayId(req: RouteRequest, parsed: P): RelayId;
   included(parsed: P): (hash: Hex) => Promise<Piece>;
 }
 
-function paramOf(req: Request, name: string): string {
+function paramOf(req: RouteRequest, name: string): string {
   const value = req.params[name];
   return typeof value === 'string' ? value : '';
 }
@@ -86,12 +89,13 @@ export function unconfiguredRelayRouter(): Router {
   return router;
 }
 
-export function blocksRouter(chain: ChainServices, options: BlocksRouterOptions = { strictParams: false }): Router {
+/** Each `/blocks` route's handler, by name (served by Express, and the hottest ones directly too). */
+export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions = { strictParams: false }): Record<RouteName, RouteHandler> {
   const { ids, blocks, reads } = chain;
   const mount = options.mount ?? '';
 
   /** The route's flags, and what it does not use (named in X-Ignored-Params, or, strict, a 400). */
-  const readFlags = (req: Request, route: RouteName): { flags: Flags; ignoredParams?: string } => {
+  const readFlags = (req: RouteRequest, route: RouteName): { flags: Flags; ignoredParams?: string } => {
     const allowed: readonly string[] = ROUTES[route].query;
     if (req.query.useRcBlock === 'true' && !allowed.includes('useRcBlock')) {
       throw badRequest('useRcBlock is not served on this route: its id is a relay chain block already');
@@ -104,7 +108,7 @@ export function blocksRouter(chain: ChainServices, options: BlocksRouterOptions 
   };
 
   /** The relay link for a request with useRcBlock=true (undefined without it), or the 400 saying why there is none. */
-  const relayFor = (flags: Flags, req: Request, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
+  const relayFor = (flags: Flags, req: RouteRequest, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
     if (!formats && req.query.useRcBlockFormat !== undefined) throw badRequest('useRcBlockFormat is not used on a range: the answer is one list');
     const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
     if (flags.useRcBlock !== true) return undefined;
@@ -116,7 +120,7 @@ export function blocksRouter(chain: ChainServices, options: BlocksRouterOptions 
   /** A relayable route as a handler: its own answer, or with useRcBlock=true the included blocks' (never kept by clients: the relay block may not be final). */
   const relayable =
     <P>(name: RouteName, route: RelayableRoute<P>) =>
-    async (req: Request): Promise<Reply> => {
+    async (req: RouteRequest): Promise<Reply> => {
       const { flags, ignoredParams } = readFlags(req, name);
       const parsed = route.parse(req, flags);
       const relay = relayFor(flags, req);
@@ -131,7 +135,7 @@ export function blocksRouter(chain: ChainServices, options: BlocksRouterOptions 
     return { json: evm(withFinalizedTag(answer, includeTag)), cache: cacheOf(answer) };
   };
 
-  const range = async (req: Request): Promise<Answer> => {
+  const range = async (req: RouteRequest): Promise<Answer> => {
     const { flags, ignoredParams } = readFlags(req, 'range');
     const evm = evmFormatter(flags);
     const numbers = parseRange(req.query.range);
@@ -233,7 +237,7 @@ export function blocksRouter(chain: ChainServices, options: BlocksRouterOptions 
     included: () => async (hash) => ({ json: await reads.raw(byHash(hash)) }),
   });
 
-  const paraInclusions = async (req: Request): Promise<Reply> => {
+  const paraInclusions = async (req: RouteRequest): Promise<Reply> => {
     const { ignoredParams } = readFlags(req, 'paraInclusions');
     const paraId = parseParaId(req.query.paraId);
     const found = await reads.paraInclusions(blockIdOf(paramOf(req, 'blockId')));
@@ -242,15 +246,23 @@ export function blocksRouter(chain: ChainServices, options: BlocksRouterOptions 
     return { body: JSON.stringify({ at: { hash: found.hash, height: String(found.number) }, inclusions }), ignoredParams };
   };
 
-  const handlers: Record<RouteName, (req: Request) => Promise<Answer>> = { range, head, headHeader, block, header, extrinsic, raw, paraInclusions };
+  return { range, head, headHeader, block, header, extrinsic, raw, paraInclusions };
+}
+
+/** Sends a route's answer; a finalized block answer is then offered to the warm path. */
+export async function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: Answer, options: Pick<BlocksRouterOptions, 'onImmutableAnswer'>): Promise<void> {
+  await respond(req, res, answer);
+  if (!isStream(answer) && answer.hotKey) options.onImmutableAnswer?.(answer);
+}
+
+/** The `/blocks` routes as an Express router. */
+export function blocksRouter(handlers: Record<RouteName, RouteHandler>, options: Pick<BlocksRouterOptions, 'onImmutableAnswer'>): Router {
   const router = Router();
   // In the table's order: fixed paths (head) before the ones with a parameter.
   for (const [name, route] of Object.entries(ROUTES)) {
     const handler = handlers[name as RouteName];
     router.get(route.path, async (req: Request, res: Response) => {
-      const answer = await handler(req);
-      await respond(req, res, answer);
-      if (!isStream(answer) && answer.hotKey) options.onImmutableAnswer?.(answer);
+      await sendAnswer(req, res, await handler(req), options);
     });
   }
   return router;
