@@ -83,8 +83,8 @@ function nodeClientFor(url: string, config: Config, metrics: Metrics): NodeClien
   return new NodeClient({
     url,
     timeoutMs: config.rpcTimeoutMs,
-    onCall: (method) => metrics.rpcCalls.inc({ method }),
-    onError: (method) => metrics.rpcErrors.inc({ method }),
+    onCall: (method) => metrics.rpcCalls.add(method),
+    onError: (method) => metrics.rpcErrors.add(method),
     http: {
       maxBatch: config.rpcMaxBatch,
       maxInFlight: config.rpcMaxInFlight,
