@@ -102,7 +102,9 @@ async function main() {
   // PROFILE=off: the CPU figure without the profiler's own cost.
   const profiling = process.env.PROFILE !== 'off';
   const profilerArgs = profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...profilerArgs, join(ROOT, 'dist', 'src', 'main.js')], {
+  // PROFILE_MAIN: another build's main.js (say, a worktree of an older commit), for an A/B comparison.
+  const main = process.env.PROFILE_MAIN ?? join(ROOT, 'dist', 'src', 'main.js');
+  const child = spawn(process.execPath, [...profilerArgs, main], {
     env: { ...process.env, FASTCAR_NODE_URL: `ws://${proxy.address}`, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', FASTCAR_CACHE_MAX_BYTES: '1', ...(process.env.PROFILE_ENV ? JSON.parse(process.env.PROFILE_ENV) : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

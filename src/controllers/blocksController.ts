@@ -13,7 +13,7 @@ import type { Hex } from '../rpc/nodeClient';
 import type { RelayLink } from '../services/relayLink';
 import { RELAY_SETTING } from '../config';
 import { badRequest } from '../errors';
-import { isStream, respond, type Answer, type CacheFact, type Reply, type StreamItem } from '../http/reply';
+import { isStream, respond, statsOf, type Answer, type CacheFact, type Reply, type StreamItem } from '../http/reply';
 import { BLOCK_ROUTES as ROUTES } from './blockRoutes';
 import { blockQuery, canonicalBlockPath, headerList, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams, type RouteRequest } from './params';
 import { combinedCache, relayAnswer, withRelayFields, type Piece } from './relayAnswer';
@@ -51,9 +51,9 @@ export interface BlocksRouterOptions {
  */
 interface RelayableRoute<P> {
   parse(req: RouteRequest, flags: Flags): P;
-  own(req: RouteRequest, parsed: P): Promise<Reply>;
+  own(req: RouteRequest, parsed: P, services: ChainServices): Promise<Reply>;
   relayId(req: RouteRequest, parsed: P): RelayId;
-  included(parsed: P): (hash: Hex) => Promise<Piece>;
+  included(parsed: P, services: ChainServices): (hash: Hex) => Promise<Piece>;
 }
 
 function paramOf(req: RouteRequest, name: string): string {
@@ -91,7 +91,6 @@ export function unconfiguredRelayRouter(): Router {
 
 /** Each `/blocks` route's handler, by name (served by Express, and the hottest ones directly too). */
 export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions = { strictParams: false }): Record<RouteName, RouteHandler> {
-  const { ids, blocks, reads } = chain;
   const mount = options.mount ?? '';
 
   /** The route's flags, and what it does not use (named in X-Ignored-Params, or, strict, a 400). */
@@ -124,13 +123,15 @@ export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions
       const { flags, ignoredParams } = readFlags(req, name);
       const parsed = route.parse(req, flags);
       const relay = relayFor(flags, req);
-      if (!relay) return { ...(await route.own(req, parsed)), ignoredParams };
-      const { relayBlock, items } = await relay.link.eachIncluded(route.relayId(req, parsed), route.included(parsed));
+      const services = chain.forRequest(req.stats);
+      if (!relay) return { ...(await route.own(req, parsed, services)), ignoredParams };
+      const link = relay.link.forRequest(req.stats);
+      const { relayBlock, items } = await link.eachIncluded(route.relayId(req, parsed), route.included(parsed, services));
       return { body: relayAnswer(relayBlock, items, relay.format), cache: combinedCache(items), ignoredParams };
     };
 
   /** A block's answer as one relay block's list item (the relay fields are added to it there). */
-  const includedBlock = (query: BlockQuery, includeTag: boolean, evm: (json: string) => string) => async (hash: Hex): Promise<Piece> => {
+  const includedBlock = ({ blocks }: ChainServices, query: BlockQuery, includeTag: boolean, evm: (json: string) => string) => async (hash: Hex): Promise<Piece> => {
     const answer = await blocks.blockAt(hash, query, true);
     return { json: evm(withFinalizedTag(answer, includeTag)), cache: cacheOf(answer) };
   };
@@ -141,15 +142,17 @@ export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions
     const numbers = parseRange(req.query.range);
     const query = blockQuery(flags);
     const relay = relayFor(flags, req, false);
+    const services = chain.forRequest(req.stats);
     if (relay) {
       // Relay chain heights: each one's included blocks in order, relay blocks with none left out (as sidecar).
-      const read = includedBlock(query, true, evm);
+      const read = includedBlock(services, query, true, evm);
+      const link = relay.link.forRequest(req.stats);
       return {
         ignoredParams,
         async *items(signal: AbortSignal): AsyncGenerator<StreamItem> {
           for (const number of numbers) {
             if (signal.aborted) return;
-            const { relayBlock, items } = await relay.link.eachIncluded({ kind: 'number', number }, read);
+            const { relayBlock, items } = await link.eachIncluded({ kind: 'number', number }, read);
             for (const item of items) yield { json: withRelayFields(item, relayBlock), cache: item.value.cache };
           }
         },
@@ -158,20 +161,20 @@ export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions
     return {
       ignoredParams,
       async *items(signal: AbortSignal): AsyncGenerator<StreamItem> {
-        for await (const answer of blocks.range(numbers, query, signal)) yield { json: evm(withFinalizedTag(answer, true)), cache: cacheOf(answer) };
+        for await (const answer of services.blocks.range(numbers, query, signal)) yield { json: evm(withFinalizedTag(answer, true)), cache: cacheOf(answer) };
       },
     };
   };
 
   const head = relayable('head', {
     parse: (req, flags) => ({ finalizedOnly: flags.finalized !== false, query: blockQuery(flags, parseParaId(req.query.paraId)), evm: evmFormatter(flags) }),
-    async own(_req, { finalizedOnly, query, evm }) {
+    async own(_req, { finalizedOnly, query, evm }, { blocks, ids }) {
       const answer = await blocks.blockAt(await ids.headHash(finalizedOnly), query, false);
       // The head moves: never let a client cache what "head" means.
       return { body: evm(withFinalizedTag({ ...answer, finalized: finalizedOnly || answer.finalized }, true)), cache: cacheOf(answer) };
     },
     relayId: (_req, { finalizedOnly }) => (finalizedOnly ? 'finalized' : 'best'),
-    included: ({ query, evm }) => includedBlock(query, true, evm),
+    included: ({ query, evm }, services) => includedBlock(services, query, true, evm),
   });
 
   const block = relayable('block', {
@@ -181,7 +184,7 @@ export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions
       includeTag: flags.finalizedKey !== false,
       evm: evmFormatter(flags),
     }),
-    async own(req, { flags, query, includeTag, evm }) {
+    async own(req, { flags, query, includeTag, evm }, { blocks }) {
       const id = blockIdOf(paramOf(req, 'blockId'));
       const answer = await blocks.block(id, query);
       const useEvmFormat = flags.useEvmFormat === true;
@@ -197,24 +200,24 @@ export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions
       };
     },
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
-    included: ({ query, includeTag, evm }) => includedBlock(query, includeTag, evm),
+    included: ({ query, includeTag, evm }, services) => includedBlock(services, query, includeTag, evm),
   });
 
   const headHeader = relayable('headHeader', {
     parse: (_req, flags) => (flags.finalized === false ? 'best' : 'finalized'),
-    own: async (_req, which) => ({ body: await reads.header(which) }),
+    own: async (_req, which, { reads }) => ({ body: await reads.header(which) }),
     relayId: (_req, which) => which,
-    included: () => async (hash) => ({ json: await reads.header(byHash(hash)) }),
+    included: (_parsed, { reads }) => async (hash) => ({ json: await reads.header(byHash(hash)) }),
   });
 
   const header = relayable('header', {
     parse: () => undefined,
-    own: async (req) => ({ body: await reads.header(blockIdOf(paramOf(req, 'blockId'))) }),
+    own: async (req, _parsed, { reads }) => ({ body: await reads.header(blockIdOf(paramOf(req, 'blockId'))) }),
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
-    included: () => async (hash) => ({ json: await reads.header(byHash(hash)) }),
+    included: (_parsed, { reads }) => async (hash) => ({ json: await reads.header(byHash(hash)) }),
   });
 
-  const extrinsicAt = async (id: BlockId, index: number, query: BlockQuery, evm: (json: string) => string): Promise<Piece> => {
+  const extrinsicAt = async ({ blocks }: ChainServices, id: BlockId, index: number, query: BlockQuery, evm: (json: string) => string): Promise<Piece> => {
     const found = await blocks.extrinsic(id, index, query);
     if (!found) throw badRequest('Requested `extrinsicIndex` does not exist');
     return { json: evm(found.json), cache: cacheOf(found) };
@@ -222,25 +225,25 @@ export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions
 
   const extrinsic = relayable('extrinsic', {
     parse: (req, flags) => ({ index: parseIndex(paramOf(req, 'extrinsicIndex')), query: blockQuery(flags), evm: evmFormatter(flags) }),
-    async own(req, { index, query, evm }) {
-      const { json, cache } = await extrinsicAt(blockIdOf(paramOf(req, 'blockId')), index, query, evm);
+    async own(req, { index, query, evm }, services) {
+      const { json, cache } = await extrinsicAt(services, blockIdOf(paramOf(req, 'blockId')), index, query, evm);
       return { body: json, cache };
     },
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
-    included: ({ index, query, evm }) => (hash) => extrinsicAt(byHash(hash), index, query, evm),
+    included: ({ index, query, evm }, services) => (hash) => extrinsicAt(services, byHash(hash), index, query, evm),
   });
 
   const raw = relayable('raw', {
     parse: () => undefined,
-    own: async (req) => ({ body: await reads.raw(blockIdOf(paramOf(req, 'blockId'))) }),
+    own: async (req, _parsed, { reads }) => ({ body: await reads.raw(blockIdOf(paramOf(req, 'blockId'))) }),
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
-    included: () => async (hash) => ({ json: await reads.raw(byHash(hash)) }),
+    included: (_parsed, { reads }) => async (hash) => ({ json: await reads.raw(byHash(hash)) }),
   });
 
   const paraInclusions = async (req: RouteRequest): Promise<Reply> => {
     const { ignoredParams } = readFlags(req, 'paraInclusions');
     const paraId = parseParaId(req.query.paraId);
-    const found = await reads.paraInclusions(blockIdOf(paramOf(req, 'blockId')));
+    const found = await chain.forRequest(req.stats).reads.paraInclusions(blockIdOf(paramOf(req, 'blockId')));
     if (found.inclusions.length === 0) throw badRequest(`Block ${found.number} on chain ${found.specName} doesn't have the paraInclusion event`);
     const inclusions = paraId === undefined ? found.inclusions : found.inclusions.filter((inclusion) => Number(inclusion.paraId) === paraId);
     return { body: JSON.stringify({ at: { hash: found.hash, height: String(found.number) }, inclusions }), ignoredParams };
@@ -262,7 +265,7 @@ export function blocksRouter(handlers: Record<RouteName, RouteHandler>, options:
   for (const [name, route] of Object.entries(ROUTES)) {
     const handler = handlers[name as RouteName];
     router.get(route.path, async (req: Request, res: Response) => {
-      await sendAnswer(req, res, await handler(req), options);
+      await sendAnswer(req, res, await handler({ params: req.params, query: req.query, stats: statsOf(res) }), options);
     });
   }
   return router;

@@ -1,16 +1,18 @@
 // Parsing of path and query parameters, with sidecar's messages where sidecar
 // has one, and a 400 (not silence) where sidecar would quietly ignore a typo.
 import { badRequest } from '../errors';
+import type { RequestStats } from '../rpc/requestStats';
 import type { BlockId, BlockQuery } from '../services/blockAnswer';
 
 /**
- * What a route reads of a request: its path parameters and its query, parsed by Node's
- * querystring (Express's 'simple' parser). Express's request is one; the direct routes
- * (http/directRoutes.ts) make one without Express.
+ * What a route reads of a request: its path parameters, its query (parsed by Node's
+ * querystring: Express's 'simple' parser), and where its node calls are counted. Made
+ * from Express's request, or without Express by the direct routes (http/directRoutes.ts).
  */
 export interface RouteRequest {
   params: Record<string, string | string[] | undefined>;
   query: Record<string, unknown>;
+  stats: RequestStats;
 }
 
 export const MAX_RANGE = 500;

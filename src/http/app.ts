@@ -4,9 +4,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 
 import type { Logger } from '../logger';
-import { newRequestStats, runWithStats } from '../rpc/requestStats';
 import { answerError } from './errorReply';
-import { keepAccount, respond } from './reply';
+import { respond, statsOf } from './reply';
 import type { RequestLog } from './requestLog';
 
 export interface AppParts {
@@ -24,10 +23,9 @@ export function createApp({ logger, requestLog, routers, health }: AppParts): ex
   app.set('query parser', 'simple');
 
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const stats = newRequestStats();
-    keepAccount(res, stats);
+    const stats = statsOf(res);
     res.on('finish', () => requestLog.record(req, res.statusCode, (req.route?.path as string | undefined) ?? 'unmatched', stats));
-    runWithStats(stats, () => next());
+    next();
   });
 
   app.get('/health', async (req, res) => {

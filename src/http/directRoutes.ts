@@ -8,9 +8,8 @@ import { parse as parseQuery } from 'node:querystring';
 
 import type { Logger } from '../logger';
 import type { RouteRequest } from '../controllers/params';
-import { newRequestStats, runWithStats } from '../rpc/requestStats';
 import { answerError } from './errorReply';
-import { keepAccount } from './reply';
+import { statsOf } from './reply';
 import type { RequestLog } from './requestLog';
 
 export interface DirectRoute {
@@ -45,11 +44,10 @@ export function directRoutes(routes: DirectRoute[], next: RequestListener, reque
     for (const route of routes) {
       const params = route.match(path);
       if (!params) continue;
-      const stats = newRequestStats();
-      keepAccount(res, stats);
+      const stats = statsOf(res);
       res.once('finish', () => requestLog.record(req, res.statusCode, route.label, stats));
-      const request: RouteRequest = { params, query: queryAt < 0 ? {} : parseQuery(url.slice(queryAt + 1)) };
-      runWithStats(stats, () => route.answer(request, req, res)).catch((error: unknown) => answerError(req, res, error, logger, url));
+      const request: RouteRequest = { params, query: queryAt < 0 ? {} : parseQuery(url.slice(queryAt + 1)), stats };
+      route.answer(request, req, res).catch((error: unknown) => answerError(req, res, error, logger, url));
       return;
     }
     next(req, res);

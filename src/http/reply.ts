@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 
-import type { RequestStats } from '../rpc/requestStats';
+import { newRequestStats, type RequestStats } from '../rpc/requestStats';
 import { compress, compressor, MIN_COMPRESS_BYTES, MIN_COMPRESS_ONCE_BYTES, pickEncoding, type Encoding } from './compression';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -180,13 +180,15 @@ function sendEventStream(res: ServerResponse, reply: EventStreamReply, account: 
 const ACCOUNT = Symbol('account');
 type Accounted = ServerResponse & { [ACCOUNT]?: RequestStats };
 
-/** Keeps a request's accounting with its response, for whatever answers it (app.ts makes it). */
-export function keepAccount(res: ServerResponse, stats: RequestStats): void {
-  (res as Accounted)[ACCOUNT] = stats;
-}
-
 function accountOf(res: ServerResponse): Account {
   return (res as Accounted)[ACCOUNT] ?? { rpcCalls: 0, waves: 0 };
+}
+
+/** Where a request's node calls are counted (the app keeps them with its response). */
+export function statsOf(res: ServerResponse): RequestStats {
+  const accounted = res as Accounted;
+  accounted[ACCOUNT] ??= newRequestStats();
+  return accounted[ACCOUNT];
 }
 
 /** Sends an answer to a request the app accounts for. */
