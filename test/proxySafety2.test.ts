@@ -152,9 +152,10 @@ describe('answers bounded: big answers and clients that never read (item 1)', ()
     hostile = await startHostile({ kind: 'ws-fake-pongs', port: proxy.port, connections: 2 });
     const ready = await hostile.next('ready');
     expect(ready).toBeDefined();
-    await sleep(4000); // two ping intervals and a margin
-    const closed = hostile.reports.filter((report) => report.event === 'closed');
-    expect(closed).toHaveLength(2);
+    const closed = () => hostile!.reports.filter((report) => report.event === 'closed');
+    const deadline = Date.now() + 4000; // two ping intervals and a margin
+    while (closed().length < 2 && Date.now() < deadline) await sleep(100);
+    expect(closed()).toHaveLength(2);
   }, 30_000);
 });
 
