@@ -35,8 +35,8 @@ beforeAll(async () => {
   let manifest;
   ({ devnet, manifest } = await serveStoredChain(0, { wasmOverride: wasmPath }));
   upgradeAt = manifest.head.number;
-  await devnet.chain.newBlock(); // the first block of the new runtime
-  [fastcar, sidecar] = await Promise.all([startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' }), startSidecar(devnet.wsUrl)]);
+  // The first block of the new runtime, built while fastcar and sidecar start (they are asked about it only once it is in).
+  [, fastcar, sidecar] = await Promise.all([devnet.chain.newBlock(), startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' }), startSidecar(devnet.wsUrl)]);
 }, 180_000);
 
 afterAll(async () => {
