@@ -1,6 +1,6 @@
 // Starts the devnet: chopsticks serving the committed runtime's genesis and
 // the seeded blocks in its database, over WebSocket and HTTP on loopback.
-import { existsSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { BuildBlockMode, setupWithServer } from '@acala-network/chopsticks';
@@ -100,7 +100,10 @@ export async function cachedChainSpec(wasm: Buffer, path: string, build: () => P
   }
   const spec = await build();
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify(spec));
+  // Written aside and moved into place: another process (a second jest worker) may read it meanwhile.
+  const partial = `${path}.partial-${process.pid}`;
+  writeFileSync(partial, JSON.stringify(spec));
+  renameSync(partial, path);
   return spec;
 }
 

@@ -12,5 +12,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "installing $package from Debian's packages" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+# Package lists fetched in the last half hour (by the script for another program just before) will do.
+if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -30 2>/dev/null)" ]; then
+  apt-get update -qq
+fi
 apt-get install -y -qq --no-install-recommends "$package" >/dev/null

@@ -41,7 +41,8 @@ it('the stored seeded chain is current, so no test run has to seed', () => {
   expect(storedChainIsCurrent()).toBe(true);
 });
 
-it('npm run devnet prints the WebSocket URL and the seeded block range', async () => {
+// The `npm run devnet` processes below wait mostly on their own start: they run side by side.
+it.concurrent('npm run devnet prints the WebSocket URL and the seeded block range', async () => {
   const port = await freePort();
   const { stdout } = await runDevnet({ DEVNET_PORT: String(port) }, /devnet ready/);
   expect(stdout).toMatch(new RegExp(`devnet ready in [\\d.]+s: ws://127\\.0\\.0\\.1:${port} .*blocks 0-\\d+`));
@@ -50,7 +51,7 @@ it('npm run devnet prints the WebSocket URL and the seeded block range', async (
 describe('bad configuration ends with one line that says what to do', () => {
   const oneLine = (stderr: string) => stderr.split('\n').filter((line) => line.trim() && !line.includes('npm warn'));
 
-  it('a port that is taken', async () => {
+  it.concurrent('a port that is taken', async () => {
     const port = await freePort();
     const blocker: Server = createServer().listen(port, '127.0.0.1');
     try {
@@ -62,13 +63,13 @@ describe('bad configuration ends with one line that says what to do', () => {
     }
   }, 120_000);
 
-  it('a port that is not a number', async () => {
+  it.concurrent('a port that is not a number', async () => {
     const { code, stderr } = await runDevnet({ DEVNET_PORT: 'http' }, null);
     expect(code).toBe(1);
     expect(oneLine(stderr)).toEqual(['error: DEVNET_PORT=http is not a port number: use a whole number from 0 to 65535']);
   }, 120_000);
 
-  it('a corrupt chain database', async () => {
+  it.concurrent('a corrupt chain database', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fastcar-corrupt-'));
     const db = join(dir, 'devnet.sqlite');
     writeFileSync(db, 'this is not a sqlite database '.repeat(200));
@@ -79,7 +80,7 @@ describe('bad configuration ends with one line that says what to do', () => {
     expect(lines[0]).toMatch(/^error: the devnet database .* cannot be read .*: delete it and run "npm run devnet:seed"/);
   }, 120_000);
 
-  it('a missing runtime file', async () => {
+  it.concurrent('a missing runtime file', async () => {
     const { code, stderr } = await runDevnet({ DEVNET_RUNTIME_PATH: join(tmpdir(), 'no-such-runtime.wasm'), DEVNET_PORT: '0' }, null);
     expect(code).toBe(1);
     const lines = oneLine(stderr);

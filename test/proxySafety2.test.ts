@@ -152,9 +152,10 @@ describe('answers bounded: big answers and clients that never read (item 1)', ()
     hostile = await startHostile({ kind: 'ws-fake-pongs', port: proxy.port, connections: 2 });
     const ready = await hostile.next('ready');
     expect(ready).toBeDefined();
-    await sleep(4000); // two ping intervals and a margin
-    const closed = hostile.reports.filter((report) => report.event === 'closed');
-    expect(closed).toHaveLength(2);
+    const closed = () => hostile!.reports.filter((report) => report.event === 'closed');
+    const deadline = Date.now() + 4000; // two ping intervals and a margin
+    while (closed().length < 2 && Date.now() < deadline) await sleep(100);
+    expect(closed()).toHaveLength(2);
   }, 30_000);
 });
 
@@ -223,13 +224,20 @@ describe('answer size limits and the cached answer path (item 1)', () => {
 });
 
 describe("slow calls are the call's failure, not the node's (item 2)", () => {
+  /**
+   * The node holds each slow call this long: past the proxy's 2 s timeout (a proxy that freed the
+   * client's slots at its timeout would have 128 calls at the node by then), and past the client's
+   * leaving, so that the slots free up while the proxy still holds the client's unsent calls.
+   */
+  const NODE_DELAY_MS = 6000;
+  const LEAVE_AFTER_MS = 4000;
   let node: FakeNode;
   let proxy: ProxyProcess;
   let hostile: Hostile | undefined;
 
   beforeAll(async () => {
     node = await startFakeNode(handler);
-    node.setCallDelay(9000, ['state_call']);
+    node.setCallDelay(NODE_DELAY_MS, ['state_call']);
     proxy = await startProxyProcess([node.url], { PROXY_TIMEOUT_MS: '2000', PROXY_HEALTH_INTERVAL_MS: '500' });
   }, 60_000);
 
@@ -248,14 +256,15 @@ describe("slow calls are the call's failure, not the node's (item 2)", () => {
       port: proxy.port,
       connections: 3,
       body: { method: 'state_call', params: ['Core_version', '$i', HASH], count: 256, batch: true },
-      leaveAfterMs: 9000,
+      leaveAfterMs: LEAVE_AFTER_MS,
     });
     await hostile.next('ready');
-    const { failures, slowestMs, rounds } = await probe(proxy.url, 10_000, [cached, call('chain_getHeader')]);
+    const { failures, slowestMs, rounds } = await probe(proxy.url, LEAVE_AFTER_MS, [cached, call('chain_getHeader')]);
     await hostile.next('left');
     await sleep(1000);
     const reachedAfterLeaving = node.callsOf('state_call').length;
-    await sleep(5000);
+    // The node answers the first calls (and frees their slots) in this window: nothing more may follow.
+    await sleep(NODE_DELAY_MS - LEAVE_AFTER_MS + 1000);
     const grewMb = peakRssMb(proxy.pid) - idle;
     console.log(
       `slow calls: ${node.callsOf('state_call').length} of 768 reached the node, at most ${node.busy.most} at once; slowest of ${rounds} probe rounds ${slowestMs} ms; proxy grew ${grewMb} MB`,

@@ -6,7 +6,7 @@
 // on recorded Polkadot history).
 import type { Devnet } from '../devnet/chain';
 import { startRelayDevnet, type RelayDevnet } from '../devnet/relayChain';
-import { getJson } from '../harness/http';
+import { getJson, getReferenceJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
 import { freePort, startMainProcess, startSidecar, type Peer } from '../harness/processes';
 import type { Fastcar } from '../src/server';
@@ -29,7 +29,7 @@ afterAll(async () => {
 
 /** fastcar's `/rc{path}` against sidecar's `{path}` on the relay chain. */
 async function compare(path: string): Promise<unknown> {
-  const [theirs, ours] = await Promise.all([getJson(sidecar.url + path), getJson(`${fastcar.url}/rc${path}`)]);
+  const [theirs, ours] = await Promise.all([getReferenceJson(sidecar.url + path), getJson(`${fastcar.url}/rc${path}`)]);
   expect({ path, status: ours.status }).toEqual({ path, status: theirs.status });
   expect(ours.body).toEqual(theirs.body);
   return ours.body;
