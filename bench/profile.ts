@@ -86,7 +86,34 @@ function selfTimes(profile: CpuProfile, from: number, to: number) {
   }
   const top = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
   const count = Number(process.env.PROFILE_TOP ?? 40);
-  return { total, functions: top(byFunction, count), files: top(byFile, 30), inclusive: top(inclusive, count * 2) };
+  const byPart = new Map<string, number>();
+  for (const [fn, us] of byFunction) {
+    const part = partOf(fn);
+    byPart.set(part, (byPart.get(part) ?? 0) + us);
+  }
+  return { total, functions: top(byFunction, count), files: top(byFile, 30), inclusive: top(inclusive, count * 2), parts: top(byPart, 20) };
+}
+
+/** The parts of the work a function's self time is counted in (the first pattern that matches). */
+const PARTS: [part: string, pattern: RegExp][] = [
+  ['idle', /^\(idle\)/],
+  ['socket writes (writev/write syscalls)', /^(writev|writeBuffer|writeUtf8String|writeLatin1String) \(native\)/],
+  ['garbage collection', /^\(garbage collector\)/],
+  ['compression (zlib)', /node:zlib|zlib/],
+  ['Express and router', /node_modules\/(express|router|parseurl|finalhandler|send|qs|body-parser|on-finished|content-type|mime|encodeurl|escape-html)\//],
+  ['JSON-RPC client (polkadot.js provider, ws)', /node_modules\/(@polkadot\/rpc-provider|ws|@polkadot\/util\/cjs\/stringify)|src\/rpc\//],
+  ['metrics (prom-client)', /node_modules\/prom-client|src\/metrics/],
+  ['async hooks', /node:internal\/async_hooks|node:async_hooks/],
+  ['Node HTTP server and streams', /node:_http|node:internal\/streams|node:net|node:internal\/stream_base|node:events|node:internal\/http|node:internal\/timers|node:timers/],
+  ['decoding (src/decode, polkadot.js codecs, hashing)', /src\/decode\/|node_modules\/@polkadot\/(types|types-codec|util|util-crypto|wasm-|wasm)|wasm:|bn\.js/],
+  ['serializing and shaping answers (JSON)', /src\/services\/(blockAnswer|blockShape|evmFormat)/],
+  ['services (fetching, fees, caches)', /src\/services\/|src\/cache\/|node_modules\/lru-cache/],
+  ['HTTP layer of fastcar (routes, replies, logs)', /src\/http\/|src\/controllers\//],
+  ['microtask and callback plumbing', /^(runMicrotasks|\(program\)|processTicksAndRejections|callbackTrampoline)/],
+];
+
+function partOf(fn: string): string {
+  return PARTS.find(([, pattern]) => pattern.test(fn))?.[0] ?? 'other';
 }
 
 function frameName({ functionName, url, lineNumber }: ProfileNode['callFrame']): string {
@@ -133,10 +160,12 @@ async function main() {
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
   if (!profiling) return shutDown();
   if (!file) throw new Error('no profile written');
-  const { total, functions, files, inclusive } = selfTimes(JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile, from, to);
+  const { total, functions, files, inclusive, parts } = selfTimes(JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile, from, to);
   const ms = (us: number) => (us / 1000 / blocks).toFixed(3);
   console.log(`\nself time per block over the measured walks, ms (idle included); total ${ms(total)}:`);
   for (const [name, us] of files) console.log(`  ${ms(us)}  ${name}`);
+  console.log('\nby part of the work, ms per block:');
+  for (const [name, us] of parts) console.log(`  ${ms(us)}  ${name}`);
   console.log('\ntop functions:');
   for (const [name, us] of functions) console.log(`  ${ms(us)}  ${name}`);
   console.log('\ninclusive, % of busy time:');
