@@ -1,8 +1,8 @@
 // The hottest routes answered before Express sees the request, as warm answers are
 // (hotAnswers.ts): a cold `/blocks/{id}` is what an indexer walking the chain asks for
 // most, and Express's router and middleware cost it as much as a small block's decoding.
-// Only the plainest spellings come here (an id of letters and digits, no trailing slash,
-// GET); everything else, errors included, is answered by Express exactly as before.
+// Only the plainest spellings come here (a height or a hash, no trailing slash, GET);
+// everything else is answered by Express exactly as before.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 
@@ -20,15 +20,18 @@ export interface DirectRoute {
   answer(req: RouteRequest, http: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
-/** `/blocks/{id}` and its `/v1` alias; `head` is a route of its own. */
-const BLOCK_PATH = /^(?:\/v1)?\/blocks\/([0-9A-Za-z]+)$/;
+/**
+ * `/blocks/{id}` and its `/v1` alias, for ids written as a height or a hash: words
+ * (`head`, `stream`) are routes of their own, and anything else is Express's to refuse.
+ */
+const BLOCK_PATH = /^(?:\/v1)?\/blocks\/([0-9]+|0x[0-9a-fA-F]+)$/;
 
 export function blockByIdRoute(answer: DirectRoute['answer']): DirectRoute {
   return {
     label: '/blocks/:blockId',
     match(path) {
       const found = BLOCK_PATH.exec(path);
-      return found && found[1] !== 'head' ? { blockId: found[1] } : undefined;
+      return found ? { blockId: found[1] } : undefined;
     },
     answer,
   };
