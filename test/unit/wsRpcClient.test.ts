@@ -3,13 +3,14 @@
 // connection, reconnects and renewed subscriptions, one write per turn, and a
 // node that sends garbage.
 import { once } from 'node:events';
-import { Socket, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 import { UpstreamRpcError, UpstreamTimeoutError, WsTransport } from '../../src/proxy/transport';
 import { NodeClient, NodeRpcError, NodeTimeoutError, NodeUnavailableError } from '../../src/rpc/nodeClient';
 import { RpcErrorReply } from '../../src/rpc/rpcErrorReply';
 import { WsRpcClient, WsRpcTimeoutError, WsRpcUnavailableError } from '../../src/rpc/wsRpcClient';
+import { countSocketWrites } from '../support/socketWrites';
 
 interface Call {
   id: number;
@@ -74,26 +75,6 @@ function notify(socket: WebSocket, method: string, subscription: string, result:
   socket.send(JSON.stringify({ jsonrpc: '2.0', method, params: { subscription, result } }));
 }
 
-/**
- * Counts the writes handed to the kernel (one write or writev each) by sockets of this process
- * connected to `port`: the client's, as the node's server sees only what arrives.
- */
-function countWrites(port: number): { count: number; restore(): void } {
-  const proto = Socket.prototype as unknown as { _writeGeneric: (this: Socket, ...args: unknown[]) => unknown };
-  const original = proto._writeGeneric;
-  const counter = {
-    count: 0,
-    restore: () => {
-      proto._writeGeneric = original;
-    },
-  };
-  proto._writeGeneric = function (this: Socket, ...args: unknown[]) {
-    if (this.remotePort === port) counter.count += 1;
-    return original.apply(this, args);
-  };
-  return counter;
-}
-
 async function until(condition: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
   while (!condition()) {
@@ -156,7 +137,7 @@ describe('calls', () => {
   it('sends the calls of one turn in one write, and calls of separate turns in separate ones', async () => {
     const rpc = await connected();
     await rpc.call('warm', []);
-    const writes = countWrites(Number(new URL(await node.url()).port));
+    const writes = countSocketWrites(Number(new URL(await node.url()).port), 'remote');
     try {
       await Promise.all(Array.from({ length: 20 }, (_, i) => rpc.call('together', [i])));
       expect(writes.count).toBe(1);
