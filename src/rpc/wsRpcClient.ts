@@ -32,8 +32,6 @@ export interface WsRpcOptions {
   reconnectMs?: number;
   /** Largest message taken from the node, in bytes (a larger one closes the connection). Default 256 MiB. */
   maxPayload?: number;
-  /** Send a turn's calls as one JSON-RPC batch frame instead of one frame each (the node must take batches). Default false. */
-  batch?: boolean;
 }
 
 export type SubscriptionId = string | number;
@@ -92,7 +90,6 @@ export class WsRpcClient {
   private readonly timeoutMs: number;
   private readonly reconnectMs: number;
   private readonly maxPayload: number;
-  private readonly batch: boolean;
 
   private socket?: WebSocket;
   /** The TCP (or TLS) socket under `socket`, once open: corked while a turn's calls are written. */
@@ -106,10 +103,8 @@ export class WsRpcClient {
   private readonly pending = new Map<number, PendingCall>();
   private deadlineTimer?: NodeJS.Timeout;
 
-  /** Corked for this turn's calls (cork mode), or this turn's calls (batch mode). */
+  /** The socket corked for this turn's calls, until the next tick. */
   private corked?: Socket;
-  private batched: string[] = [];
-  private flushScheduled = false;
 
   /** Subscriptions the caller holds, renewed after each reconnect. */
   private readonly subscriptions = new Set<Subscription>();
@@ -132,7 +127,6 @@ export class WsRpcClient {
     this.timeoutMs = options.timeoutMs;
     this.reconnectMs = options.reconnectMs ?? DEFAULT_RECONNECT_MS;
     this.maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
-    this.batch = options.batch ?? false;
     this.connect();
   }
 
@@ -197,20 +191,12 @@ export class WsRpcClient {
     this.pending.set(id, call);
     if (subscription) this.subscribing += 1;
     if (this.deadlineTimer === undefined) this.armDeadlineTimer(deadline);
-    if (this.batch) {
-      this.batched.push(text);
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        process.nextTick(this.flush);
-      }
-    } else {
-      if (this.corked === undefined && tcp) {
-        tcp.cork();
-        this.corked = tcp;
-        process.nextTick(this.uncork);
-      }
-      socket.send(text);
+    if (this.corked === undefined && tcp) {
+      tcp.cork();
+      this.corked = tcp;
+      process.nextTick(this.uncork);
     }
+    socket.send(text);
     return answer;
   }
 
@@ -218,14 +204,6 @@ export class WsRpcClient {
     const tcp = this.corked;
     this.corked = undefined;
     tcp?.uncork();
-  };
-
-  private readonly flush = () => {
-    this.flushScheduled = false;
-    const texts = this.batched;
-    this.batched = [];
-    if (texts.length === 0 || !this.open || !this.socket) return;
-    this.socket.send(texts.length === 1 ? texts[0] : `[${texts.join(',')}]`);
   };
 
   private async unsubscribe(subscription: Subscription): Promise<void> {
