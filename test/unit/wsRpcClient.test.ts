@@ -3,7 +3,7 @@
 // connection, reconnects and renewed subscriptions, one write per turn, and a
 // node that sends garbage.
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 import { UpstreamRpcError, UpstreamTimeoutError, WsTransport } from '../../src/proxy/transport';
@@ -424,6 +424,34 @@ describe('a node that sends garbage', () => {
     await expect(rpc.call('huge', [])).rejects.toThrow(WsRpcUnavailableError);
     await until(() => rpc.isConnected);
     expect(await rpc.call('tiny', [])).toBe('small');
+  });
+
+  it('refuses further calls while the node leaves more than 16 MiB of them unread, and takes calls again once it reads', async () => {
+    let reading = true;
+    const paused: Socket[] = [];
+    node.server.on('connection', (_socket, req) => {
+      if (reading) return;
+      req.socket.pause();
+      paused.push(req.socket);
+    });
+    node.handler = (call, socket) => reply(socket, call.id, 'read');
+    reading = false;
+    const rpc = await connected({ timeoutMs: 60_000 });
+    const big = 'x'.repeat(1024 * 1024);
+    const unread: Promise<unknown>[] = [];
+    let refused: unknown;
+    for (let i = 0; i < 64 && refused === undefined; i++) {
+      unread.push(rpc.call('big', [big]).catch(() => undefined));
+      // A turn each: the socket takes what the kernel will before the next call.
+      await new Promise((resolve) => setImmediate(resolve));
+      refused = await Promise.race([rpc.call('probe', []).then(() => undefined, (error: unknown) => error), new Promise((resolve) => setTimeout(resolve, 5))]);
+    }
+    expect(refused).toBeInstanceOf(WsRpcUnavailableError);
+    expect((refused as Error).message).toMatch(/not reading/);
+    expect(rpc.isConnected).toBe(true);
+    for (const socket of paused) socket.resume();
+    await Promise.all(unread);
+    expect(await rpc.call('after', [])).toBe('read');
   });
 
   it('survives a subscriber that throws', async () => {
