@@ -6,9 +6,16 @@
 //   - cold /blocks/17 (522 extrinsics, 2605 events), fastcar and sidecar;
 //   - a cold walk of blocks 20-200 at 10 connections through a warm caching proxy,
 //     after three warm-up walks of the same blocks (a running indexer is JIT-warm),
-//     the median of three walks each, taken in turns;
+//     the median of three walks each, taken in turns, and each service's process CPU
+//     per block over its measured walks (from /proc);
 //   - a synthesized 3,000-extrinsic inscription block: cold time and peak RSS;
 //   - warm p99 while that block is being answered cold, again and again.
+// With PRAPI_BIN=path/to/polkadot-rest-api (sidecar's Rust successor, built from its
+// repository), it is a third service in the cold /blocks/17 turns and the walk (its /v1
+// routes); without it, those columns are skipped with a note. Every service reaches the
+// node through the same relay, which answers repeated `Core_version` calls from memory
+// (polkadot-rest-api asks one per request; a real node answers it in about a
+// millisecond, the devnet runs its runtime for it).
 // Prints the figures and writes bench/results/decode.json.
 import '../devnet/quiet';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,7 +26,8 @@ import { hexToU8a } from '@polkadot/util';
 import autocannon from 'autocannon';
 
 import { serveStoredChain } from '../devnet/cli';
-import { peakRssMb, startFastcarProcess, startSidecar, type Peer } from '../harness/processes';
+import { peakRssMb, processCpuMs, startFastcarProcess, startPrapi, startSidecar, type Peer } from '../harness/processes';
+import { startMemoRelay, type RelayedCall } from '../harness/relay';
 import { connectRpc, type RpcClient } from '../harness/rpcClient';
 import { startSpamNode } from '../harness/spamBlock';
 import { createLogger } from '../src/logger';
@@ -37,6 +45,10 @@ const SYSTEM_EVENTS = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc84618
 const SPAM_EXTRINSICS = 3000;
 const WARM_UP_REQUESTS = 8;
 const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
+
+const PRAPI_BIN = process.env.PRAPI_BIN;
+/** `Core_version`, however asked: remembered by the relay in front of every service. */
+const isCoreVersion = (call: RelayedCall) => call.method === 'state_call' && call.params?.[0] === 'Core_version';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -79,10 +91,18 @@ async function sequentialMs(baseUrl: string, paths: string[]): Promise<{ ms: num
   return { ms: round(median(times)), status: [...new Set(status)] };
 }
 
-/** Each path once, `connections` at a time: requests per second. */
-async function walk(baseUrl: string, paths: string[], connections: number): Promise<{ rps: number; non2xx: number }> {
+interface Walked {
+  rps: number;
+  non2xx: number;
+  /** The service's process CPU per request over the walk, in ms (when its pid was given). */
+  cpuMsPerBlock?: number;
+}
+
+/** Each path once, `connections` at a time: requests per second (and the CPU per request of process `pid`). */
+async function walk(baseUrl: string, paths: string[], connections: number, pid?: number): Promise<Walked> {
   const queue = [...paths];
   let non2xx = 0;
+  const cpuBefore = pid ? processCpuMs(pid) : 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: connections }, async () => {
@@ -93,7 +113,9 @@ async function walk(baseUrl: string, paths: string[], connections: number): Prom
       }
     }),
   );
-  return { rps: round(paths.length / ((performance.now() - started) / 1000)), non2xx };
+  const rps = round(paths.length / ((performance.now() - started) / 1000));
+  if (!pid) return { rps, non2xx };
+  return { rps, non2xx, cpuMsPerBlock: Math.round(((processCpuMs(pid) - cpuBefore) / paths.length) * 1000) / 1000 };
 }
 
 /** Decode CPU of one block, both readings, in this process (median of runs, after a warm-up). */
@@ -185,11 +207,20 @@ async function main() {
   say(`raw fetch (chain_getBlock + System.Events together): spam block ${rawSpam} ms`);
 
   // 3. Cold /blocks/17: fastcar with its cache off; sidecar asked with a new paraId each time (a new key in its block cache);
-  //    the raw fetch again, in the same turns.
+  //    polkadot-rest-api (no block cache) when at hand; the raw fetch again, in the same turns.
+  const memo = await startMemoRelay(devnet.wsUrl, isCoreVersion);
+  if (!PRAPI_BIN) say('polkadot-rest-api: skipped (set PRAPI_BIN=path/to/polkadot-rest-api to compare with it)');
+  const startServices = async (nodeUrl: string): Promise<Peer[]> => [
+    await startFastcarProcess(nodeUrl, { FASTCAR_CACHE_MAX_BYTES: '1' }),
+    await startSidecar(nodeUrl),
+    ...(PRAPI_BIN ? [await startPrapi(PRAPI_BIN, nodeUrl)] : []),
+  ];
+  const names = ['fastcar', 'sidecar', 'prapi'] as const;
+  /** Each service's path prefix: polkadot-rest-api serves sidecar's routes under /v1. */
+  const prefixOf = (name: string) => (name === 'prapi' ? '/v1' : '');
   const cold = await withPeers(
-    async () => [await startFastcarProcess(devnet.wsUrl, { FASTCAR_CACHE_MAX_BYTES: '1' }), await startSidecar(devnet.wsUrl)],
-    async ([fastcar, sidecar]) => {
-      const out: Record<string, { fastcarMs: number; sidecarMs: number }> = {};
+    () => startServices(memo.url),
+    async (peers) => {
       // Node's fetch asks for gzip, and takes some 5 ms to inflate a 0.7 MB answer; sidecar never
       // compresses. Also measured as a client on the same host would best ask: no compression.
       const identity = { 'accept-encoding': 'identity' };
@@ -199,14 +230,16 @@ async function main() {
         ['fees, Accept-Encoding: identity', '', identity],
         ['noFees, Accept-Encoding: identity', 'noFees=true&', identity],
       ] as const;
-      await fetch(`${fastcar.url}/blocks/1`); // runtime loaded before measuring, as sidecar loads it at start
+      // Runtimes loaded before measuring, as sidecar loads its at start.
+      for (const [i, peer] of peers.entries()) await (await fetch(`${peer.url}${prefixOf(names[i])}/blocks/1`)).arrayBuffer();
       // Each service's variants in turn, round after round (with the raw fetch for fastcar's),
       // so a burst of another tenant's load on this shared machine falls on all of them alike.
       // The services one after the other: sidecar keeps working (collecting garbage) after it
-      // answers, which would otherwise land in fastcar's next measurement.
+      // answers, which would otherwise land in the next one's measurement.
       const times = new Map<string, number[]>();
       const note = (key: string, ms: number) => times.set(key, [...(times.get(key) ?? []), ms]);
-      for (const [service, baseUrl] of [['fastcar', fastcar.url], ['sidecar', sidecar.url]] as const) {
+      for (const [i, peer] of peers.entries()) {
+        const service = names[i];
         for (let turn = -WARM_UP_REQUESTS; turn < 9; turn++) {
           if (service === 'fastcar') {
             const ms = await rawFetchOnce(client, bigHash);
@@ -214,66 +247,77 @@ async function main() {
           }
           for (const [index, [name, q, headers]] of variants.entries()) {
             // A paraId of its own per request: a new key in sidecar's block cache every time.
-            const path = `/blocks/${big}?${q}paraId=${100_000 + (turn + WARM_UP_REQUESTS) * variants.length + index}`;
+            const path = `${prefixOf(service)}/blocks/${big}?${q}paraId=${100_000 + (turn + WARM_UP_REQUESTS) * variants.length + index}`;
             const started = performance.now();
-            await (await fetch(baseUrl + path, { headers })).arrayBuffer();
+            await (await fetch(peer.url + path, { headers })).arrayBuffer();
             if (turn >= 0) note(`${service} ${name}`, performance.now() - started);
           }
         }
       }
-      for (const [name] of variants) out[name] = { fastcarMs: round(median(times.get(`fastcar ${name}`)!)), sidecarMs: round(median(times.get(`sidecar ${name}`)!)) };
+      const out: Record<string, Record<string, number>> = {};
+      for (const [name] of variants) {
+        out[name] = {};
+        for (const service of names.slice(0, peers.length)) out[name][`${service}Ms`] = round(median(times.get(`${service} ${name}`)!));
+      }
       return { byVariant: out, rawFetchMs: round(median(times.get('raw')!)) };
     },
   );
+  await memo.close();
   const rawInTurns = cold.result.rawFetchMs;
   figures.coldBig = { ...cold.result.byVariant, rawFetchMs: rawInTurns };
   say(`raw fetch of block ${big} in the same turns: ${rawInTurns} ms`);
   for (const [name, m] of Object.entries(cold.result.byVariant)) {
-    say(`cold /blocks/${big} (${name}): fastcar ${m.fastcarMs} ms, sidecar ${m.sidecarMs} ms -> ${round(m.sidecarMs / m.fastcarMs)}x sidecar; ${round(m.fastcarMs / rawInTurns)}x the raw fetch`);
+    const prapi = m.prapiMs === undefined ? '' : `, polkadot-rest-api ${m.prapiMs} ms -> ${round(m.prapiMs / m.fastcarMs)}x it`;
+    say(`cold /blocks/${big} (${name}): fastcar ${m.fastcarMs} ms, sidecar ${m.sidecarMs} ms -> ${round(m.sidecarMs / m.fastcarMs)}x sidecar${prapi}; ${round(m.fastcarMs / rawInTurns)}x the raw fetch`);
   }
 
-  // 4. Cold walk of 20-200 at c=10 through a warm caching proxy (the node answering at once).
+  // 4. Cold walk of 20-200 at c=10 through a warm caching proxy (the node answering at once), with the
+  //    Core_version memo in front of it; each service's process CPU per block over its measured walks.
   const proxy = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
-  const proxyUrl = `ws://${proxy.address}`;
-  const walkPaths = Array.from({ length: 181 }, (_, i) => `/blocks/${20 + i}`);
+  const proxyMemo = await startMemoRelay(`ws://${proxy.address}`, isCoreVersion);
+  const walkPaths = (name: string, round: number) => Array.from({ length: 181 }, (_, i) => `${prefixOf(name)}/blocks/${20 + i}?paraId=${round}`);
+  // The first walks fill the proxy with what each service asks.
   await withPeers(
-    async () => [await startFastcarProcess(proxyUrl, { FASTCAR_CACHE_MAX_BYTES: '1' }), await startSidecar(proxyUrl)],
-    async ([fastcar, sidecar]) => {
-      await walk(fastcar.url, walkPaths, 10); // fills the proxy with what fastcar asks
-      await walk(sidecar.url, walkPaths, 10); // and with what sidecar asks
+    () => startServices(proxyMemo.url),
+    async (peers) => {
+      for (const [i, peer] of peers.entries()) await walk(peer.url, walkPaths(names[i], 0), 10);
     },
   );
   const walked = await withPeers(
-    async () => [await startFastcarProcess(proxyUrl, { FASTCAR_CACHE_MAX_BYTES: '1' }), await startSidecar(proxyUrl)],
-    async ([fastcar, sidecar]) => {
-      // A long-running indexer's process is warm: both walk the range three times first, each
-      // time under another paraId (a new key in sidecar's block cache; fastcar's is off).
-      for (let round = 1; round <= 3; round++) {
-        const variant = walkPaths.map((path) => `${path}?paraId=${round}`);
-        await walk(fastcar.url, variant, 10);
-        await walk(sidecar.url, variant, 10);
-      }
+    () => startServices(proxyMemo.url),
+    async (peers) => {
+      // A long-running indexer's process is warm: each walks the range three times first, each
+      // time under another paraId (a new key in sidecar's block cache; the others have none).
+      for (let round = 1; round <= 3; round++) for (const [i, peer] of peers.entries()) await walk(peer.url, walkPaths(names[i], round), 10);
       // Then three measured walks each, taken in turns (new keys again), and the median of each:
       // on a shared 2-core machine one walk can meet another tenant's burst.
-      const measured: { fastcar: { rps: number; non2xx: number }[]; sidecar: { rps: number; non2xx: number }[] } = { fastcar: [], sidecar: [] };
+      const measured = peers.map(() => [] as Walked[]);
       for (let round = 4; round <= 6; round++) {
-        const variant = walkPaths.map((path) => `${path}?paraId=${round}`);
-        measured.fastcar.push(await walk(fastcar.url, variant, 10));
-        measured.sidecar.push(await walk(sidecar.url, variant, 10));
+        for (const [i, peer] of peers.entries()) measured[i].push(await walk(peer.url, walkPaths(names[i], round), 10, peer.pid));
       }
-      const middle = (runs: { rps: number; non2xx: number }[]) => ({
+      const middle = (runs: Walked[]) => ({
         rps: [...runs].sort((a, b) => a.rps - b.rps)[1].rps,
+        cpuMsPerBlock: [...runs].map((run) => run.cpuMsPerBlock ?? 0).sort((a, b) => a - b)[1],
         non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
         walks: runs.map((run) => run.rps),
+        cpuWalks: runs.map((run) => run.cpuMsPerBlock),
       });
-      return { fastcar: middle(measured.fastcar), sidecar: middle(measured.sidecar) };
+      return Object.fromEntries(measured.map((runs, i) => [names[i], middle(runs)]));
     },
   );
+  await proxyMemo.close();
   await proxy.proxy.close();
   figures.coldWalk = walked.result;
+  const { fastcar: walkFastcar, sidecar: walkSidecar, prapi: walkPrapi } = walked.result;
   say(
-    `cold walk 20-200, fees, c=10, via warm proxy: fastcar ${walked.result.fastcar.rps} req/s, sidecar ${walked.result.sidecar.rps} req/s -> ${round(walked.result.fastcar.rps / walked.result.sidecar.rps)}x (non-2xx ${walked.result.fastcar.non2xx}/${walked.result.sidecar.non2xx})`,
+    `cold walk 20-200, fees, c=10, via warm proxy: fastcar ${walkFastcar.rps} req/s, sidecar ${walkSidecar.rps} req/s -> ${round(walkFastcar.rps / walkSidecar.rps)}x (non-2xx ${walkFastcar.non2xx}/${walkSidecar.non2xx})`,
   );
+  say(`  process CPU per block: fastcar ${walkFastcar.cpuMsPerBlock} ms, sidecar ${walkSidecar.cpuMsPerBlock} ms`);
+  if (walkPrapi) {
+    say(
+      `  polkadot-rest-api: ${walkPrapi.rps} req/s (fastcar ${round(walkFastcar.rps / walkPrapi.rps)}x it), CPU per block ${walkPrapi.cpuMsPerBlock} ms (fastcar's is ${round(walkFastcar.cpuMsPerBlock / walkPrapi.cpuMsPerBlock)} of it), non-2xx ${walkPrapi.non2xx}`,
+    );
+  }
 
   // 5. The spam block, cold: fastcar (cache off), then sidecar once (noFees, or it asks the devnet's slow runtime for every fee).
   const spamCold = await withPeers(

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 import { serveStoredChain } from '../devnet/cli';
-import { freePort } from '../harness/processes';
+import { freePort, processCpuMs as cpuMs } from '../harness/processes';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
@@ -18,7 +18,6 @@ import { startProxy } from '../src/proxy/startProxy';
 const ROOT = join(__dirname, '..');
 const WALKS = Number(process.env.PROFILE_WALKS ?? 6);
 const CONNECTIONS = 10;
-const TICKS_PER_SECOND = 100;
 
 interface ProfileNode {
   id: number;
@@ -34,12 +33,6 @@ interface CpuProfile {
 
 /** Now on the monotonic clock the profiler stamps its samples with, in µs. */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
-
-/** utime + stime of a process, in ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
 
 async function walk(baseUrl: string, paths: string[]): Promise<number> {
   const queue = [...paths];
@@ -109,7 +102,9 @@ async function main() {
   // PROFILE=off: the CPU figure without the profiler's own cost.
   const profiling = process.env.PROFILE !== 'off';
   const profilerArgs = profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...profilerArgs, join(ROOT, 'dist', 'src', 'main.js')], {
+  // PROFILE_MAIN: another build's main.js (say, a worktree of an older commit), for an A/B comparison.
+  const main = process.env.PROFILE_MAIN ?? join(ROOT, 'dist', 'src', 'main.js');
+  const child = spawn(process.execPath, [...profilerArgs, main], {
     env: { ...process.env, FASTCAR_NODE_URL: `ws://${proxy.address}`, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', FASTCAR_CACHE_MAX_BYTES: '1', ...(process.env.PROFILE_ENV ? JSON.parse(process.env.PROFILE_ENV) : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -46,6 +46,31 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/**
+ * polkadot-rest-api, sidecar's Rust successor, from a binary the user built
+ * (`cargo build --release` in its repository): its routes are under /v1. Not a
+ * dependency of this project: benches that compare with it skip it when PRAPI_BIN is unset.
+ */
+export async function startPrapi(binary: string, nodeUrl: string): Promise<Peer> {
+  const port = await freePort();
+  const child = spawn(binary, [], {
+    env: { ...process.env, SAS_SUBSTRATE_URL: nodeUrl, SAS_EXPRESS_PORT: String(port), SAS_EXPRESS_BIND_HOST: '127.0.0.1', SAS_LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor('polkadot-rest-api', async () => (await fetch(`${url}/v1/blocks/head/header`)).ok, 180_000, child);
+  return { url, pid: child.pid ?? 0, stop: () => stopChild(child) };
+}
+
+/** utime + stime of a running process so far, in ms (Linux: /proc). */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** USER_HZ: what /proc counts CPU time in, 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 /** The reference: @substrate/api-sidecar 18, its own process, pointed at `nodeUrl`; `env` adds to its environment. */
 export async function startSidecar(nodeUrl: string, readyPath = '/blocks/0/header', env: Record<string, string> = {}): Promise<Peer> {
   const port = await freePort();

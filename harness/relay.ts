@@ -130,3 +130,76 @@ function parse(message: RawData | string): { id?: unknown; method?: string }[] {
     return [];
   }
 }
+
+export interface MemoRelay {
+  url: string;
+  /** Calls answered from memory so far. */
+  readonly memoHits: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A WebSocket relay that answers repeats of chosen calls from memory, as a real node
+ * answers a cheap call in a fraction of a millisecond where the devnet runs its runtime
+ * for it (polkadot-rest-api asks `Core_version` on every request). Everything else
+ * passes as raw bytes: only the client's calls are read, and of the node's messages only
+ * those small enough to be a remembered call's answer.
+ */
+export async function startMemoRelay(upstreamUrl: string, remember: (call: RelayedCall) => boolean): Promise<MemoRelay> {
+  const known = new Map<string, unknown>();
+  let memoHits = 0;
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 256 * 1024 * 1024 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  server.on('connection', (client) => {
+    const upstream = new WebSocket(upstreamUrl, { maxPayload: 256 * 1024 * 1024 });
+    const queued: RawData[] = [];
+    /** Remembered calls on their way to the node: id -> memory key. */
+    const awaited = new Map<unknown, string>();
+    upstream.on('open', () => queued.splice(0).forEach((message) => upstream.send(message)));
+    client.on('message', (message) => {
+      const [call] = parse(message) as RelayedCall[];
+      if (call?.method && !message.toString().trimStart().startsWith('[') && remember(call)) {
+        const key = JSON.stringify([call.method, call.params ?? []]);
+        if (known.has(key)) {
+          memoHits++;
+          client.send(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: known.get(key) }));
+          return;
+        }
+        awaited.set(call.id, key);
+      }
+      if (upstream.readyState === WebSocket.OPEN) upstream.send(message);
+      else queued.push(message);
+    });
+    upstream.on('message', (message: RawData, isBinary) => {
+      if (awaited.size > 0 && (message as Buffer).length < 4096) {
+        const [answer] = parse(message) as { id?: unknown; result?: unknown }[];
+        const key = answer && awaited.get(answer.id);
+        if (key !== undefined && answer) {
+          awaited.delete(answer.id);
+          if ('result' in answer) known.set(key, answer.result);
+        }
+      }
+      if (client.readyState === WebSocket.OPEN) client.send(message, { binary: isBinary });
+    });
+    const closeBoth = () => {
+      client.close();
+      upstream.close();
+    };
+    client.on('close', closeBoth);
+    upstream.on('close', closeBoth);
+    client.on('error', closeBoth);
+    upstream.on('error', closeBoth);
+  });
+  const address = server.address();
+  return {
+    url: `ws://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    get memoHits() {
+      return memoHits;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of server.clients) client.terminate();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -2,29 +2,87 @@
 // once; figures kept elsewhere (cache counters, decode tallies, queue depths) are
 // handed in as readers and read at scrape time: running totals as counters, levels
 // as gauges.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Counts by name, bumped on the hot path as a plain map entry, read at scrape time. */
+export class Tally {
+  readonly counts: Record<string, number> = Object.create(null) as Record<string, number>;
+
+  add(name: string): void {
+    this.counts[name] = (this.counts[name] ?? 0) + 1;
+  }
+}
+
+/** One line of a metric's exposition, as prom-client's registry prints it. */
+interface ExposedValue {
+  metricName: string;
+  labels: Record<string, string | number>;
+  value: number;
+}
+
+interface Series {
+  labels: { route: string; status: string };
+  /** Observations per bucket (not cumulative); the last is past every bound. */
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+/**
+ * Request durations by route and status, as a Prometheus histogram. Every request
+ * observes one, so the series is found by one string key and the bucket by a short
+ * scan, where prom-client hashes a labels object per observation; the exposition is
+ * built at scrape time.
+ */
+export class RequestDurations {
+  readonly name = 'fastcar_http_request_duration_seconds';
+  readonly help = 'HTTP request duration by route and status';
+  readonly type = 'histogram' as const;
+  readonly aggregator = 'sum' as const;
+  private readonly bounds = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+  private readonly series = new Map<string, Series>();
+
+  observe(route: string, status: number, seconds: number): void {
+    const key = `${status} ${route}`;
+    let series = this.series.get(key);
+    if (!series) {
+      series = { labels: { route, status: String(status) }, buckets: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 };
+      this.series.set(key, series);
+    }
+    let bucket = 0;
+    while (bucket < this.bounds.length && seconds > this.bounds[bucket]) bucket++;
+    series.buckets[bucket]++;
+    series.sum += seconds;
+    series.count++;
+  }
+
+  get(): Promise<{ name: string; help: string; type: 'histogram'; aggregator: 'sum'; values: ExposedValue[] }> {
+    const values: ExposedValue[] = [];
+    for (const { labels, buckets, sum, count } of this.series.values()) {
+      let below = 0;
+      this.bounds.forEach((le, i) => {
+        below += buckets[i];
+        values.push({ metricName: `${this.name}_bucket`, labels: { le, ...labels }, value: below });
+      });
+      values.push({ metricName: `${this.name}_bucket`, labels: { le: '+Inf', ...labels }, value: count });
+      values.push({ metricName: `${this.name}_sum`, labels, value: sum });
+      values.push({ metricName: `${this.name}_count`, labels, value: count });
+    }
+    return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
+}
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Histogram({
-    name: 'fastcar_http_request_duration_seconds',
-    help: 'HTTP request duration by route and status',
-    labelNames: ['route', 'status'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
-  readonly rpcCalls = new Counter({
-    name: 'fastcar_rpc_calls_total',
-    help: 'JSON-RPC calls made to the node, by method',
-    labelNames: ['method'] as const,
-    registers: [this.registry],
-  });
-  readonly rpcErrors = new Counter({
-    name: 'fastcar_rpc_errors_total',
-    help: 'JSON-RPC calls that failed or timed out, by method',
-    labelNames: ['method'] as const,
-    registers: [this.registry],
-  });
+  readonly requests = new RequestDurations();
+  /** JSON-RPC calls made to the node, by method. */
+  readonly rpcCalls = new Tally();
+  /** JSON-RPC calls that failed or timed out, by method. */
+  readonly rpcErrors = new Tally();
   // Over HTTP(S) (a hosted provider), per upstream host: what a wave of calls cost, and the provider's limits at work.
   readonly rpcHttpRequests = new Counter({
     name: 'fastcar_rpc_http_requests_total',
@@ -53,6 +111,9 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'fastcar_' });
+    this.registry.registerMetric(this.requests as unknown as Parameters<Registry['registerMetric']>[0]);
+    this.totalsBy('fastcar_rpc_calls_total', 'JSON-RPC calls made to the node, by method', 'method', () => this.rpcCalls.counts);
+    this.totalsBy('fastcar_rpc_errors_total', 'JSON-RPC calls that failed or timed out, by method', 'method', () => this.rpcErrors.counts);
   }
 
   /** A counter the caller increments. */

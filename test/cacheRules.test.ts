@@ -3,10 +3,10 @@
 // not final has to be made by holding the finalized view back).
 import { TieredCache } from '../src/cache/tieredCache';
 import { NodeClient } from '../src/rpc/nodeClient';
-import { newRequestStats, runWithStats, type RequestStats } from '../src/rpc/requestStats';
-import { BlocksService } from '../src/services/blocksService';
+import { newRequestStats, type RequestStats } from '../src/rpc/requestStats';
+import type { BlocksService } from '../src/services/blocksService';
+import { chainServices, type ChainServices } from '../src/services/chain';
 import { FinalizedHead } from '../src/services/finalizedHead';
-import { RuntimeRegistry } from '../src/services/runtimes';
 import type { Devnet } from '../devnet/chain';
 import { startDevnet } from './support/devnet';
 
@@ -29,11 +29,12 @@ let devnet: Devnet;
 let feeInAsset: number;
 let node: NodeClient;
 let cache: TieredCache;
-let service: BlocksService;
+let services: ChainServices;
 
-async function counted<T>(fn: () => Promise<T>): Promise<[T, RequestStats]> {
+/** What `fn` answers with one request's services, and the node calls it cost. */
+async function counted<T>(fn: (blocks: BlocksService) => Promise<T>): Promise<[T, RequestStats]> {
   const stats = newRequestStats();
-  const value = await runWithStats(stats, fn);
+  const value = await fn(services.forRequest(stats).blocks);
   return [value, stats];
 }
 
@@ -44,8 +45,8 @@ beforeAll(async () => {
   node = new NodeClient({ url: devnet.wsUrl, timeoutMs: 30_000 });
   await node.ready();
   cache = new TieredCache(64 * 1024 * 1024);
-  service = new BlocksService(node, new RuntimeRegistry(node), new HeldBackFinalized(node, FINALIZED), cache, (await node.getBlockHash(0))!);
-  await service.block({ kind: 'number', number: 1 }, query); // runtime loaded
+  services = chainServices(node, new HeldBackFinalized(node, FINALIZED), cache, (await node.getBlockHash(0))!);
+  await services.blocks.block({ kind: 'number', number: 1 }, query); // runtime loaded
 }, 120_000);
 
 afterAll(async () => {
@@ -54,19 +55,19 @@ afterAll(async () => {
 });
 
 it('caches a finalized block and its height: the second ask costs nothing', async () => {
-  const [first, firstStats] = await counted(() => service.block({ kind: 'number', number: FINALIZED }, query));
+  const [first, firstStats] = await counted((blocks) => blocks.block({ kind: 'number', number: FINALIZED }, query));
   expect(first).toMatchObject({ finalized: true, immutable: true, fromCache: false });
   expect(firstStats).toMatchObject({ rpcCalls: 6, waves: 2 });
-  const [again, againStats] = await counted(() => service.block({ kind: 'number', number: FINALIZED }, query));
+  const [again, againStats] = await counted((blocks) => blocks.block({ kind: 'number', number: FINALIZED }, query));
   expect(again).toMatchObject({ finalized: true, fromCache: true, json: first.json });
   expect(againStats).toMatchObject({ rpcCalls: 0, waves: 0 });
 });
 
 it('never caches a block above the finalized height, nor its height -> hash', async () => {
   const above = FINALIZED + 1;
-  const [first] = await counted(() => service.block({ kind: 'number', number: above }, query));
+  const [first] = await counted((blocks) => blocks.block({ kind: 'number', number: above }, query));
   expect(first).toMatchObject({ finalized: false, immutable: false });
-  const [again, stats] = await counted(() => service.block({ kind: 'number', number: above }, query));
+  const [again, stats] = await counted((blocks) => blocks.block({ kind: 'number', number: above }, query));
   expect(again).toMatchObject({ finalized: false, fromCache: false });
   expect(stats).toMatchObject({ rpcCalls: 5, waves: 2 });
   expect(await cache.get(`h:${above}`)).toBeUndefined();
@@ -74,13 +75,13 @@ it('never caches a block above the finalized height, nor its height -> hash', as
 
 it('checks a hash id against the canonical hash of its height before calling it final', async () => {
   const hash = (await node.getBlockHash(3))!;
-  const [answer, stats] = await counted(() => service.block({ kind: 'hash', hash }, query));
+  const [answer, stats] = await counted((blocks) => blocks.block({ kind: 'hash', hash }, query));
   expect(answer).toMatchObject({ finalized: true, immutable: true });
   expect(stats.methods.chain_getBlockHash).toBe(1);
 });
 
 it('asks each fee the events did not report once, all in one wave', async () => {
-  const [answer, stats] = await counted(() => service.block({ kind: 'number', number: feeInAsset }, { ...query, noFees: false }));
+  const [answer, stats] = await counted((blocks) => blocks.block({ kind: 'number', number: feeInAsset }, { ...query, noFees: false }));
   const kinds = (JSON.parse(answer.json) as { extrinsics: { info: { kind?: string } }[] }).extrinsics.map((x) => x.info.kind);
   expect(kinds.filter((kind) => kind === 'preDispatch')).toHaveLength(stats.methods.state_call);
   expect(stats.waves).toBe(3);
@@ -95,13 +96,13 @@ it('looks each cache key up once for a cold height (with Redis, each lookup is a
   };
   try {
     const height = FINALIZED - 2;
-    const [cold] = await counted(() => service.block({ kind: 'number', number: height }, query));
+    const [cold] = await counted((blocks) => blocks.block({ kind: 'number', number: height }, query));
     expect(cold).toMatchObject({ fromCache: false, immutable: true });
     const times = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, keys.filter((other) => other === key).length]));
     // The height's hash, its parent's, and the answer: each once.
     expect(times(looked)).toEqual({ [`h:${height}`]: 1, [`h:${height - 1}`]: 1, [`b:${cold.hash}:0000`]: 1 });
     looked.length = 0;
-    await service.block({ kind: 'number', number: height }, query);
+    await services.blocks.block({ kind: 'number', number: height }, query);
     expect(times(looked)).toEqual({ [`h:${height}`]: 1, [`b:${cold.hash}:0000`]: 1 });
   } finally {
     cache.get = lookup;

@@ -63,7 +63,7 @@ export function followRouter(parts: FollowParts, options: FollowRouterOptions): 
   const readFlags = (req: Request, allowed: readonly FollowQueryName[]) => {
     if (req.query.useRcBlock === 'true') throw badRequest('useRcBlock is not served on this route: it follows this chain\'s own finalized blocks');
     const query = Object.fromEntries(Object.entries(req.query).filter(([name]) => !(VALUED.includes(name) && allowed.includes(name as FollowQueryName))));
-    const flags = parseFlags({ query } as unknown as Request, allowed.filter((name) => !VALUED.includes(name)), options.strictParams);
+    const flags = parseFlags({ query }, allowed.filter((name) => !VALUED.includes(name)), options.strictParams);
     const ignored = unusedParams(req, allowed);
     if (ignored.length === 0) return { flags };
     options.onIgnoredParams?.(ignored.length);

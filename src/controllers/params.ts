@@ -1,9 +1,19 @@
 // Parsing of path and query parameters, with sidecar's messages where sidecar
 // has one, and a 400 (not silence) where sidecar would quietly ignore a typo.
-import type { Request } from 'express';
-
 import { badRequest } from '../errors';
+import type { RequestStats } from '../rpc/requestStats';
 import type { BlockId, BlockQuery } from '../services/blockAnswer';
+
+/**
+ * What a route reads of a request: its path parameters, its query (parsed by Node's
+ * querystring: Express's 'simple' parser), and where its node calls are counted. Made
+ * from Express's request, or without Express by the direct routes (http/directRoutes.ts).
+ */
+export interface RouteRequest {
+  params: Record<string, string | string[] | undefined>;
+  query: Record<string, unknown>;
+  stats: RequestStats;
+}
 
 export const MAX_RANGE = 500;
 const U32_MAX = 0xffff_ffff;
@@ -82,7 +92,7 @@ export function headerList(names: string[]): string | undefined {
 }
 
 /** The query parameters a route does not use (sidecar ignores them). */
-export function unusedParams(req: Request, allowed: readonly string[]): string[] {
+export function unusedParams(req: Pick<RouteRequest, 'query'>, allowed: readonly string[]): string[] {
   return Object.keys(req.query).filter((name) => !allowed.includes(nameOf(name)));
 }
 
@@ -92,7 +102,7 @@ export function unusedParams(req: Request, allowed: readonly string[]): string[]
  * treats a bad `noFees` as false). Parameters the route does not use are
  * ignored, as sidecar ignores them, or with `strict` rejected.
  */
-export function parseFlags<K extends string>(req: Request, allowed: readonly K[], strict = true): Record<K, boolean | undefined> {
+export function parseFlags<K extends string>(req: Pick<RouteRequest, 'query'>, allowed: readonly K[], strict = true): Record<K, boolean | undefined> {
   const flags = {} as Record<K, boolean | undefined>;
   const errors: string[] = [];
   for (const [name, value] of Object.entries(req.query)) {

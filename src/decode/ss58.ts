@@ -45,9 +45,19 @@ export function ss58At(buffer: Buffer, start: number, length: number, prefix: nu
 }
 
 /** The address format a chain's registry names (its `ss58Format` property), else the generic one. */
-export function ss58PrefixOf(registry: { chainSS58?: number }): number {
-  return registry.chainSS58 ?? GENERIC_SS58_PREFIX;
+export function ss58PrefixOf(registry: { chainSS58?: number; getChainProperties(): object | undefined }): number {
+  // polkadot.js works it out of the chain properties on every read: once per properties object here.
+  const properties = registry.getChainProperties();
+  if (!properties) return GENERIC_SS58_PREFIX;
+  let prefix = prefixes.get(properties);
+  if (prefix === undefined) {
+    prefix = registry.chainSS58 ?? GENERIC_SS58_PREFIX;
+    prefixes.set(properties, prefix);
+  }
+  return prefix;
 }
+
+const prefixes = new WeakMap<object, number>();
 
 const GENERIC_SS58_PREFIX = 42;
 

@@ -4,9 +4,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 
 import type { Logger } from '../logger';
-import { newRequestStats, runWithStats } from '../rpc/requestStats';
-import { errorReply } from './errorReply';
-import { keepAccount, respond } from './reply';
+import { answerError } from './errorReply';
+import { respond, statsOf } from './reply';
 import type { RequestLog } from './requestLog';
 
 export interface AppParts {
@@ -24,10 +23,9 @@ export function createApp({ logger, requestLog, routers, health }: AppParts): ex
   app.set('query parser', 'simple');
 
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const stats = newRequestStats();
-    keepAccount(res, stats);
+    const stats = statsOf(res);
     res.on('finish', () => requestLog.record(req, res.statusCode, (req.route?.path as string | undefined) ?? 'unmatched', stats));
-    runWithStats(stats, () => next());
+    next();
   });
 
   app.get('/health', async (req, res) => {
@@ -43,14 +41,6 @@ export function createApp({ logger, requestLog, routers, health }: AppParts): ex
     await respond(req, res, { status: 404, body: JSON.stringify({ code: 404, message: `No route for ${req.method} ${req.path.slice(0, 200)}` }) });
   });
 
-  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const { reply, unexpected } = errorReply(error);
-    if (unexpected) logger.error({ err: error, url: req.originalUrl.slice(0, 300) }, 'request failed');
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    respond(req, res, reply).catch(() => res.destroy());
-  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => answerError(req, res, error, logger, req.originalUrl));
   return app;
 }

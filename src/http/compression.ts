@@ -8,6 +8,14 @@ import { gzipSliced } from './slicedGzip';
 const brotli = promisify(brotliCompress);
 /** Smaller answers gain nothing from compression. */
 export const MIN_COMPRESS_BYTES = 1024;
+/**
+ * An answer made for one response is compressed only from this size. Below it the answer
+ * fits a new TCP connection's first flight (ten segments of ~1.4 KB), so it arrives in one
+ * round trip compressed or not, while compressing it costs more CPU than making it did: a
+ * fresh zlib state per response (hundreds of KB, set up and freed) made a third of the
+ * CPU of a small cold block. Answers kept for reuse are compressed once from MIN_COMPRESS_BYTES.
+ */
+export const MIN_COMPRESS_ONCE_BYTES = 14 * 1024;
 
 export type Encoding = 'br' | 'gzip';
 

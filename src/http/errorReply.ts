@@ -1,8 +1,11 @@
 // Every error a request can end in, as the answer a client gets: a status and a
 // sentence, never a stack trace or an internal path.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { ApiError, BeyondHeadError, IncompleteNodeAnswerError, UnknownBlockError } from '../errors';
+import type { Logger } from '../logger';
 import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
-import type { Reply } from './reply';
+import { respond, type Reply } from './reply';
 
 /** How long a client is told to wait when the node is away. */
 const RETRY_AFTER_SECONDS = 5;
@@ -35,4 +38,18 @@ export function errorReply(error: unknown): ErrorAnswer {
     reply: { status, body: JSON.stringify({ code: status, message }), retryAfterSeconds: status === 503 ? retryAfterSeconds : undefined },
     unexpected,
   };
+}
+
+/**
+ * Answers a request that failed with `error`, logging the unexpected. An answer already
+ * under way can only be cut short (no client may take half an answer for a whole one).
+ */
+export function answerError(req: IncomingMessage, res: ServerResponse, error: unknown, logger: Logger, url: string): void {
+  const { reply, unexpected } = errorReply(error);
+  if (unexpected) logger.error({ err: error, url: url.slice(0, 300) }, 'request failed');
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  respond(req, res, reply).catch(() => res.destroy());
 }

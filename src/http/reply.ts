@@ -6,8 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 
-import type { RequestStats } from '../rpc/requestStats';
-import { compress, compressor, MIN_COMPRESS_BYTES, pickEncoding, type Encoding } from './compression';
+import { newRequestStats, type RequestStats } from '../rpc/requestStats';
+import { compress, compressor, MIN_COMPRESS_BYTES, MIN_COMPRESS_ONCE_BYTES, pickEncoding, type Encoding } from './compression';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -94,12 +94,13 @@ export async function sendReply(req: IncomingMessage, res: ServerResponse, reply
     return 304;
   }
   const plain = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
-  const encoding = plain.length >= MIN_COMPRESS_BYTES ? pickEncoding(req.headers['accept-encoding']) : undefined;
+  const encoding = plain.length >= (reply.encoded ? MIN_COMPRESS_BYTES : MIN_COMPRESS_ONCE_BYTES) ? pickEncoding(req.headers['accept-encoding']) : undefined;
   const body = encoding ? await (reply.encoded?.(encoding) ?? compress(plain, encoding)) : plain;
   const status = reply.status ?? 200;
   const headers = ['Content-Type', reply.contentType ?? JSON_TYPE, 'Cache-Control', etag ? IMMUTABLE : (reply.cacheControl ?? 'no-store')];
   if (etag) headers.push('ETag', etag);
   headers.push('Content-Length', String(body.length));
+  // Whether or not this one is compressed, the same URL's answer may be (once kept warm).
   if (plain.length >= MIN_COMPRESS_BYTES) headers.push('Vary', 'Accept-Encoding');
   if (encoding) headers.push('Content-Encoding', encoding);
   if (reply.retryAfterSeconds !== undefined) headers.push('Retry-After', String(reply.retryAfterSeconds));
@@ -179,13 +180,15 @@ function sendEventStream(res: ServerResponse, reply: EventStreamReply, account: 
 const ACCOUNT = Symbol('account');
 type Accounted = ServerResponse & { [ACCOUNT]?: RequestStats };
 
-/** Keeps a request's accounting with its response, for whatever answers it (app.ts makes it). */
-export function keepAccount(res: ServerResponse, stats: RequestStats): void {
-  (res as Accounted)[ACCOUNT] = stats;
-}
-
 function accountOf(res: ServerResponse): Account {
   return (res as Accounted)[ACCOUNT] ?? { rpcCalls: 0, waves: 0 };
+}
+
+/** Where a request's node calls are counted (the app keeps them with its response). */
+export function statsOf(res: ServerResponse): RequestStats {
+  const accounted = res as Accounted;
+  accounted[ACCOUNT] ??= newRequestStats();
+  return accounted[ACCOUNT];
 }
 
 /** Sends an answer to a request the app accounts for. */

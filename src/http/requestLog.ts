@@ -21,7 +21,7 @@ export class RequestLog {
   /** `route` as Express names it ('unmatched' for none). */
   record(req: IncomingMessage, status: number, route: string, stats: Pick<RequestStats, 'rpcCalls' | 'waves' | 'cache'>): void {
     const ms = Number(process.hrtime.bigint() - arrivedAt(req)) / 1e6;
-    this.metrics.requests.observe({ route, status: String(status) }, ms / 1000);
+    this.metrics.requests.observe(route, status, ms / 1000);
     if (!this.logger.isLevelEnabled('info')) return;
     this.logger.info(
       { method: req.method, url: urlOf(req).slice(0, 300), status, ms: Math.round(ms * 10) / 10, rpcCalls: stats.rpcCalls, waves: stats.waves, cache: stats.cache ?? 'none' },

@@ -2,7 +2,7 @@
 // over HTTP(S) in batches (httpTransport.ts), counted, bounded in time, and
 // translated into errors the HTTP layer understands.
 import { RpcCode } from './rpcCodes';
-import { countCall, currentStats, retryRounds } from './requestStats';
+import { countCall, retryRounds, type RequestStats } from './requestStats';
 import { HttpRpcThrottledError, HttpRpcTimeoutError, HttpRpcTransport, HttpRpcUnavailableError, RpcErrorReply, type HttpRpcOptions } from './httpTransport';
 import { WsRpcClient, WsRpcTimeoutError, WsRpcUnavailableError } from './wsRpcClient';
 
@@ -65,6 +65,8 @@ export class NodeClient {
   private readonly onCall?: (method: string) => void;
   private readonly onError?: (method: string) => void;
   private probe?: { at: number; result: Promise<boolean> };
+  /** On a request's view of the client (forRequest): where its calls are counted. */
+  private readonly stats?: RequestStats;
 
   constructor(options: NodeClientOptions) {
     if (/^https?:/.test(options.url)) this.http = new HttpRpcTransport({ ...options.http, url: options.url, timeoutMs: options.timeoutMs });
@@ -106,18 +108,27 @@ export class NodeClient {
     }
   }
 
+  /**
+   * This client as one request uses it: the same connection and state (the view
+   * inherits them), its calls counted in `stats` and, over HTTP, batched together.
+   */
+  forRequest(stats: RequestStats): NodeClient {
+    return Object.assign(Object.create(this) as NodeClient, { stats });
+  }
+
   async ready(): Promise<void> {
     if (this.ws) await this.ws.ready;
   }
 
   async send<T>(method: string, params: unknown[]): Promise<T> {
-    const answered = countCall(method);
+    const { stats } = this;
+    const answered = countCall(stats, method);
     this.onCall?.(method);
     if (this.http) {
       try {
         // The transport holds the deadline: retries after a throttled answer fit in it.
         // A request's calls of one turn (its wave) share a POST; other requests' go in POSTs of their own.
-        return await this.http.send<T>(method, params, { deadline: Date.now() + this.timeoutMs, onRetry: retryRounds(), group: currentStats() });
+        return await this.http.send<T>(method, params, { deadline: Date.now() + this.timeoutMs, onRetry: retryRounds(stats), group: stats });
       } catch (error) {
         this.onError?.(method);
         throw classify(error);

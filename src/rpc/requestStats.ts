@@ -1,11 +1,11 @@
-// Per-request accounting of RPC calls and of sequential waves of them, carried
-// through async calls without threading a context argument everywhere.
+// Per-request accounting of RPC calls and of sequential waves of them. A request's
+// services call the node through its own view of the node client
+// (NodeClient.forRequest), which counts here: explicit, where an AsyncLocalStorage
+// would put a hook on every promise of the process (a sixth of a small block's CPU).
 //
 // A wave is a stretch of time with at least one call in flight: calls issued
 // together count once, a call that has to wait for another's answer starts a
 // new wave. That is the number of round trips the request's latency pays for.
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 export interface RequestStats {
   rpcCalls: number;
   waves: number;
@@ -17,24 +17,12 @@ export interface RequestStats {
   retryRounds?: Set<number>;
 }
 
-const storage = new AsyncLocalStorage<RequestStats>();
-
 export function newRequestStats(): RequestStats {
   return { rpcCalls: 0, waves: 0, methods: {}, inFlight: 0 };
 }
 
-export function runWithStats<T>(stats: RequestStats, fn: () => T): T {
-  return storage.run(stats, fn);
-}
-
-/** The stats of the request this code runs for, if any: the HTTP transport batches a request's calls together. */
-export function currentStats(): RequestStats | undefined {
-  return storage.getStore();
-}
-
-/** Records a call going out; the returned function records its answer. */
-export function countCall(method: string): () => void {
-  const stats = storage.getStore();
+/** Records a call going out for a request (none: nobody's); the returned function records its answer. */
+export function countCall(stats: RequestStats | undefined, method: string): () => void {
   if (!stats) return noop;
   stats.rpcCalls += 1;
   stats.methods[method] = (stats.methods[method] ?? 0) + 1;
@@ -52,8 +40,7 @@ function noop() {}
  * resend is one more sequential round for the request, counted once however
  * many of its calls share it (`round` names the resend).
  */
-export function retryRounds(): (round: number) => void {
-  const stats = storage.getStore();
+export function retryRounds(stats: RequestStats | undefined): (round: number) => void {
   if (!stats) return noop;
   return (round) => {
     stats.retryRounds ??= new Set();

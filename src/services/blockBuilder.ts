@@ -15,7 +15,7 @@ import { serializeBlock, type BlockAnswer, type BlockQuery } from './blockAnswer
 import type { BlockIds } from './blockIds';
 import { assembleBlock } from './blockShape';
 import { decodeBody } from './bodyDecoding';
-import { FeeDetailsKnowledge } from './feeRules';
+import type { FeeDetailsKnowledge } from './feeRules';
 import { resolveFees } from './fees';
 import type { FinalizedHead } from './finalizedHead';
 import { blockHeaderFields } from './headers';
@@ -31,15 +31,17 @@ export interface BuildOptions {
 }
 
 export class BlockBuilder {
-  private readonly feeDetails = new FeeDetailsKnowledge();
-
-  /** @param genesisHash block 0's hash as the node reported it at start (chopsticks makes one up for a chain it built from a spec) */
+  /**
+   * @param genesisHash block 0's hash as the node reported it at start (chopsticks makes one up for a chain it built from a spec)
+   * @param feeDetails what each runtime was found to say of fee details, shared by every request's builder
+   */
   constructor(
     private readonly node: NodeClient,
     private readonly runtimes: RuntimeRegistry,
     private readonly finalized: FinalizedHead,
     private readonly ids: BlockIds,
     private readonly genesisHash: Hex,
+    private readonly feeDetails: FeeDetailsKnowledge,
   ) {}
 
   async build(hash: Hex, query: BlockQuery, { checkCanonical, parentHash: parentHint }: BuildOptions): Promise<BlockAnswer> {

@@ -20,7 +20,6 @@ import { LRUCache } from 'lru-cache';
 import { SingleFlight } from '../cache/singleFlight';
 import { ApiError } from '../errors';
 import { NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
-import { newRequestStats, runWithStats } from '../rpc/requestStats';
 import { queryKey, withFinalizedTag, type BlockQuery } from './blockAnswer';
 import { withEvmAddresses } from './evmFormat';
 import type { FinalizedBuilds } from './finalizedBuilds';
@@ -187,8 +186,8 @@ export class BlockStreams {
     this.startTimers();
     sink.onClose(() => this.leave(subscriber));
     if (sink.closed) return this.leave(subscriber);
-    // Built outside the request that opened the stream: these builds are nobody's request.
-    runWithStats(newRequestStats(), () => void this.catchUp(subscriber));
+    // Built by the services of no request: these builds are nobody's request.
+    void this.catchUp(subscriber);
   }
 
   /** Ends every stream with a final event saying where to resume. */
@@ -285,12 +284,10 @@ export class BlockStreams {
   private produce(channel: Channel): void {
     if (channel.producing || channel.live.size === 0) return;
     channel.producing = true;
-    runWithStats(newRequestStats(), () => {
-      void this.producing(channel).finally(() => {
-        channel.producing = false;
-        // A subscriber that joined, or a head that moved, while the last build ran.
-        if (channel.live.size > 0 && this.nextFor(channel) <= this.feed.head && this.channels.get(channel.key) === channel) this.produce(channel);
-      });
+    void this.producing(channel).finally(() => {
+      channel.producing = false;
+      // A subscriber that joined, or a head that moved, while the last build ran.
+      if (channel.live.size > 0 && this.nextFor(channel) <= this.feed.head && this.channels.get(channel.key) === channel) this.produce(channel);
     });
   }
 

@@ -10,6 +10,8 @@ import { wave } from '../rpc/requestStats';
 import { extrinsicJson, filterXcm, fromCached, queryKey, toCached, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
 import { BlockBuilder } from './blockBuilder';
 import { BlockIds, isPastAnyHead } from './blockIds';
+import type { SharedBuildState } from './chain';
+import { FeeDetailsKnowledge } from './feeRules';
 import type { FinalizedHead } from './finalizedHead';
 import type { RuntimeRegistry } from './runtimes';
 
@@ -17,9 +19,10 @@ import type { RuntimeRegistry } from './runtimes';
 export const RANGE_WINDOW = 8;
 
 export class BlocksService {
-  private readonly builds = new SingleFlight<BlockAnswer>();
+  private readonly builds: SingleFlight<BlockAnswer>;
   private readonly builder: BlockBuilder;
 
+  /** `shared`: what the services of every request share (services/chain.ts); a service of its own by default. */
   constructor(
     private readonly node: NodeClient,
     private readonly runtimes: RuntimeRegistry,
@@ -27,8 +30,10 @@ export class BlocksService {
     private readonly cache: TieredCache,
     genesisHash: Hex,
     readonly ids = new BlockIds(node, finalized, cache),
+    shared: SharedBuildState = { builds: new SingleFlight(), feeDetails: new FeeDetailsKnowledge() },
   ) {
-    this.builder = new BlockBuilder(node, runtimes, finalized, ids, genesisHash);
+    this.builds = shared.builds;
+    this.builder = new BlockBuilder(node, runtimes, finalized, ids, genesisHash, shared.feeDetails);
   }
 
   /**

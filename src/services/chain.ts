@@ -1,9 +1,17 @@
 // The services over one chain's node, made together so they share one id resolver.
+// What they keep (the cache, the runtimes, the builds in flight, what the runtime
+// says of fee details) is made once; the services themselves are cheap, and each
+// request gets its own over its own view of the node, so its calls are counted
+// (and batched over HTTP) as its own.
+import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
+import type { RequestStats } from '../rpc/requestStats';
+import type { BlockAnswer } from './blockAnswer';
 import { BlockIds } from './blockIds';
 import { BlocksService } from './blocksService';
 import { ChainReads } from './chainReads';
+import { FeeDetailsKnowledge } from './feeRules';
 import type { FinalizedHead } from './finalizedHead';
 import { RuntimeRegistry } from './runtimes';
 
@@ -11,14 +19,28 @@ export interface ChainServices {
   ids: BlockIds;
   blocks: BlocksService;
   reads: ChainReads;
+  /** The same services for one request: their node calls counted in `stats`. */
+  forRequest(stats: RequestStats): ChainServices;
+}
+
+/** What every request's services share. */
+export interface SharedBuildState {
+  builds: SingleFlight<BlockAnswer>;
+  feeDetails: FeeDetailsKnowledge;
 }
 
 export function chainServices(node: NodeClient, finalized: FinalizedHead, cache: TieredCache, genesisHash: Hex): ChainServices {
+  // A runtime's load is shared by every request that waits on it: counted by none.
   const runtimes = new RuntimeRegistry(node);
-  const ids = new BlockIds(node, finalized, cache);
-  return {
-    ids,
-    blocks: new BlocksService(node, runtimes, finalized, cache, genesisHash, ids),
-    reads: new ChainReads(node, runtimes, finalized, cache, ids),
+  const shared: SharedBuildState = { builds: new SingleFlight(), feeDetails: new FeeDetailsKnowledge() };
+  const over = (rpc: NodeClient): ChainServices => {
+    const ids = new BlockIds(rpc, finalized, cache);
+    return {
+      ids,
+      blocks: new BlocksService(rpc, runtimes, finalized, cache, genesisHash, ids, shared),
+      reads: new ChainReads(rpc, runtimes, finalized, cache, ids),
+      forRequest: (stats) => over(node.forRequest(stats)),
+    };
   };
+  return over(node);
 }

@@ -12,7 +12,6 @@ import type { RedisStore } from '../cache/redisStore';
 import { bytesOfHex } from '../decode/hex';
 import type { Logger } from '../logger';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
-import { newRequestStats, runWithStats } from '../rpc/requestStats';
 import type { BlockIds } from './blockIds';
 import type { FinalizedFeed } from './finalizedFeed';
 import { pauseAfterFailures } from './retryPause';
@@ -102,10 +101,8 @@ export class ExtrinsicIndex {
     if (this.running || this.closed) return;
     this.running = true;
     // Fed from the head's notifications, not from any request: its node calls are nobody's.
-    runWithStats(newRequestStats(), () => {
-      void this.run().finally(() => {
-        this.running = false;
-      });
+    void this.run().finally(() => {
+      this.running = false;
     });
   }
 

@@ -2,7 +2,7 @@
 // chain block included, each answered as the parachain's own block with the relay
 // block it came with (sidecar's `useRcBlock=true`).
 import type { Hex } from '../rpc/nodeClient';
-import { wave } from '../rpc/requestStats';
+import { wave, type RequestStats } from '../rpc/requestStats';
 import type { BlockId } from './blockAnswer';
 import type { ChainServices } from './chain';
 
@@ -21,21 +21,29 @@ export interface Included<T> {
 const ASSET_HUB_PARA_ID = 1000;
 
 export class RelayLink {
-  private paraId?: Promise<number>;
-
-  /** `relay` throws (NodeUnavailableError) while the relay chain is not connected. */
+  /**
+   * `relay` throws (NodeUnavailableError) while the relay chain is not connected.
+   * `paraId` holds this parachain's id once read, shared by every request's link.
+   */
   constructor(
     private readonly parachain: ChainServices,
     private readonly relay: () => ChainServices,
+    private readonly paraId: { read?: Promise<number> } = {},
   ) {}
+
+  /** The link for one request: both chains' node calls counted in `stats`. */
+  forRequest(stats: RequestStats): RelayLink {
+    return new RelayLink(this.parachain.forRequest(stats), () => this.relay().forRequest(stats), this.paraId);
+  }
 
   /** This parachain's id, read once from its own state. */
   private ownParaId(): Promise<number> {
-    if (!this.paraId) {
-      this.paraId = this.parachain.reads.ownParaId().then((id) => id ?? ASSET_HUB_PARA_ID);
-      this.paraId.catch(() => (this.paraId = undefined));
+    const { paraId } = this;
+    if (!paraId.read) {
+      paraId.read = this.parachain.reads.ownParaId().then((id) => id ?? ASSET_HUB_PARA_ID);
+      paraId.read.catch(() => (paraId.read = undefined));
     }
-    return this.paraId;
+    return paraId.read;
   }
 
   /** The relay block at `id` (a relay chain height or hash, or its head) and the hashes of this parachain's blocks it included. */
