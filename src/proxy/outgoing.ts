@@ -5,6 +5,7 @@
 // bounded however big its answer and however slowly it reads. A WebSocket
 // answer bigger than a chunk goes out as one fragmented message.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 
 /** Characters per chunk written to a socket. */
@@ -69,6 +70,8 @@ export class Outgoing {
 export interface WriterOptions {
   /** Bytes handed to the socket and not yet flushed before the writer waits. */
   highWaterBytes: number;
+  /** The connection under the WebSocket: corked while a turn's messages are handed over, so that they leave in one write. */
+  tcp?: Socket;
   /** Called when `pending` may have changed. */
   onChange: () => void;
 }
@@ -85,6 +88,7 @@ export class WebSocketWriter {
   private queuedBytes = 0;
   private unflushed = 0;
   private lastProgress = Date.now();
+  private corked = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -108,6 +112,11 @@ export class WebSocketWriter {
     this.options.onChange();
   }
 
+  private readonly uncork = () => {
+    this.corked = false;
+    this.options.tcp?.uncork();
+  };
+
   private pump(): void {
     while (this.unflushed < this.options.highWaterBytes && this.socket.readyState === this.socket.OPEN) {
       if (!this.current) {
@@ -125,6 +134,11 @@ export class WebSocketWriter {
       if (fin) this.current = undefined;
       else this.current.next = following;
       const data = Buffer.from(next.value, 'utf8');
+      if (!this.corked && this.options.tcp) {
+        this.corked = true;
+        this.options.tcp.cork();
+        process.nextTick(this.uncork);
+      }
       this.queuedBytes -= data.length;
       this.unflushed += data.length;
       this.socket.send(data, { binary: false, fin }, () => {

@@ -299,7 +299,7 @@ export class RpcProxy {
     const client = this.clientOf(req);
     if (this.options.trustedProxies > 0) client.connections += 1;
     const connection = newConnection(client, this.scheduler.lane(client.group), socket);
-    connection.writer = new WebSocketWriter(socket, { highWaterBytes: WRITE_HIGH_WATER, onChange: () => this.updateFlow(connection) });
+    connection.writer = new WebSocketWriter(socket, { highWaterBytes: WRITE_HIGH_WATER, tcp: req.socket, onChange: () => this.updateFlow(connection) });
     this.sockets.add(connection);
     // Protocol violations and oversized frames: ws closes the socket; the process goes on.
     socket.on('error', () => socket.terminate());

@@ -2,7 +2,8 @@
 // connection, so that another kind (HTTP, say) can stand in for a WebSocket.
 // Errors keep the node's own JSON-RPC errors apart from transport failures
 // and from calls the node did not answer in time.
-import { WsProvider } from '@polkadot/rpc-provider';
+import { RpcErrorReply } from '../rpc/rpcErrorReply';
+import { WsRpcClient, WsRpcTimeoutError } from '../rpc/wsRpcClient';
 
 /** The node answered the call with a JSON-RPC error: the call's fault, passed back as it is. */
 export class UpstreamRpcError extends Error {
@@ -35,59 +36,48 @@ export interface UpstreamTransport {
 /** Opens a transport to `url` whose calls give up after `timeoutMs`. */
 export type TransportFactory = (url: string, timeoutMs: number) => UpstreamTransport;
 
-/** A polkadot.js provider error as what it is. */
-export function classifyProviderError(error: unknown): Error {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'number' && code !== -1 && code !== 1006) {
-    return new UpstreamRpcError(code, String((error as Error).message ?? '').replace(/^-?\d+: /, ''), (error as { data?: unknown }).data);
-  }
-  const message = (error as Error)?.message ?? String(error);
-  if (/No response received from RPC endpoint/i.test(message)) return new UpstreamTimeoutError(message);
-  return error instanceof Error ? error : new Error(message);
+/** A WebSocket client's error as what it is to the proxy. */
+function classifyWsError(error: unknown): Error {
+  if (error instanceof RpcErrorReply) return new UpstreamRpcError(error.code, error.rpcMessage, error.data);
+  if (error instanceof WsRpcTimeoutError) return new UpstreamTimeoutError(error.message);
+  return error instanceof Error ? error : new Error(String(error));
 }
 
-/** A reconnecting WebSocket (polkadot.js), which also resubscribes after a reconnect. */
+/** A reconnecting WebSocket (wsRpcClient.ts), which also resubscribes after a reconnect. */
 export class WsTransport implements UpstreamTransport {
   readonly supportsSubscriptions = true;
-  private readonly provider: WsProvider;
+  private readonly client: WsRpcClient;
 
   constructor(url: string, timeoutMs: number) {
-    this.provider = new WsProvider(url, 1000, {}, timeoutMs);
-    this.provider.on('error', () => undefined);
+    this.client = new WsRpcClient({ url, timeoutMs });
   }
 
   async send(method: string, params: unknown[]): Promise<unknown> {
     try {
-      return await this.provider.send(method, params);
+      return await this.client.call(method, params);
     } catch (error) {
-      throw classifyProviderError(error);
+      throw classifyWsError(error);
     }
   }
 
   async subscribe(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: unknown) => void): Promise<() => Promise<void>> {
-    let id: string | number;
     try {
-      id = await this.provider.subscribe(notification, method, params, (error: Error | null, value: unknown) => {
-        if (!error) onValue(value);
-      });
+      return await this.client.subscribe(notification, method, unsubscribeMethod, params, onValue);
     } catch (error) {
-      throw classifyProviderError(error);
+      throw classifyWsError(error);
     }
-    return async () => {
-      await this.provider.unsubscribe(notification, unsubscribeMethod, id).catch(() => undefined);
-    };
   }
 
   get connected(): boolean {
-    return this.provider.isConnected;
+    return this.client.isConnected;
   }
 
   get ready(): Promise<unknown> {
-    return this.provider.isReady;
+    return this.client.ready;
   }
 
   async close(): Promise<void> {
-    await this.provider.disconnect().catch(() => undefined);
+    await this.client.close();
   }
 }
 

@@ -11,6 +11,9 @@
 import { buildConnector, Client, Pool, type Dispatcher } from 'undici';
 
 import { AdaptiveLimits } from './adaptiveLimits';
+import { RpcErrorReply } from './rpcErrorReply';
+
+export { RpcErrorReply } from './rpcErrorReply';
 
 export interface HttpRpcHooks {
   /** A POST went out carrying this many calls. */
@@ -57,17 +60,6 @@ export interface HttpCallOptions {
    * wait on each other. Default: one group.
    */
   group?: unknown;
-}
-
-/** The server answered the call with a JSON-RPC error: the call's own outcome. */
-export class RpcErrorReply extends Error {
-  constructor(
-    readonly code: number,
-    readonly rpcMessage: string,
-    readonly data?: unknown,
-  ) {
-    super(`${code}: ${rpcMessage}${data === undefined ? '' : `: ${typeof data === 'string' ? data : JSON.stringify(data)}`}`);
-  }
 }
 
 /** The server kept asking to slow down until the call's deadline: come back after `retryAfterMs`. */

@@ -1,11 +1,10 @@
-// The one door to the node: raw JSON-RPC over WebSocket, or over HTTP(S) in
-// batches (httpTransport.ts), counted, bounded in time, and translated into
-// errors the HTTP layer understands.
-import { WsProvider } from '@polkadot/rpc-provider';
-
+// The one door to the node: raw JSON-RPC over WebSocket (wsRpcClient.ts), or
+// over HTTP(S) in batches (httpTransport.ts), counted, bounded in time, and
+// translated into errors the HTTP layer understands.
 import { RpcCode } from './rpcCodes';
 import { countCall, retryRounds, type RequestStats } from './requestStats';
 import { HttpRpcThrottledError, HttpRpcTimeoutError, HttpRpcTransport, HttpRpcUnavailableError, RpcErrorReply, type HttpRpcOptions } from './httpTransport';
+import { WsRpcClient, WsRpcTimeoutError, WsRpcUnavailableError } from './wsRpcClient';
 
 export class NodeUnavailableError extends Error {}
 export class NodeTimeoutError extends Error {}
@@ -60,7 +59,7 @@ export interface RpcRuntimeVersion {
 
 export class NodeClient {
   /** Over WebSocket; over HTTP(S) `http` instead. */
-  private readonly provider?: WsProvider;
+  private readonly ws?: WsRpcClient;
   private readonly http?: HttpRpcTransport;
   private readonly timeoutMs: number;
   private readonly onCall?: (method: string) => void;
@@ -71,8 +70,8 @@ export class NodeClient {
 
   constructor(options: NodeClientOptions) {
     if (/^https?:/.test(options.url)) this.http = new HttpRpcTransport({ ...options.http, url: options.url, timeoutMs: options.timeoutMs });
-    // Reconnect every second, forever: a lost node comes back without a restart.
-    else this.provider = new WsProvider(options.url, 1000, {}, options.timeoutMs);
+    // Reconnects every second, forever: a lost node comes back without a restart.
+    else this.ws = new WsRpcClient({ url: options.url, timeoutMs: options.timeoutMs });
     this.timeoutMs = options.timeoutMs;
     this.onCall = options.onCall;
     this.onError = options.onError;
@@ -80,32 +79,33 @@ export class NodeClient {
 
   /** Calls sent and not yet answered or given up by the transport. */
   get pendingRequests(): number {
-    return this.provider ? this.provider.stats.active.requests : (this.http?.pending ?? 0);
+    return this.ws ? this.ws.pendingCalls : (this.http?.pending ?? 0);
   }
 
   /** Over HTTP there is no connection to lose: every call says for itself whether the node answers. */
   get isConnected(): boolean {
-    return this.provider ? this.provider.isConnected : true;
+    return this.ws ? this.ws.isConnected : true;
   }
 
   /** Whether the transport can hold subscriptions (a WebSocket can, HTTP cannot). */
   get hasSubscriptions(): boolean {
-    return this.provider !== undefined;
+    return this.ws !== undefined;
   }
 
   /**
-   * Subscribes to `method`'s notifications; the provider renews the subscription by
+   * Subscribes to `method`'s notifications; the WebSocket client renews the subscription by
    * itself after a reconnect. Resolves to the function that ends it.
    */
   async subscribe<T>(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: T) => void): Promise<() => Promise<void>> {
-    const { provider } = this;
-    if (!provider) throw new Error('subscriptions need a WebSocket node');
-    const id = await provider.subscribe(notification, method, params, (error: Error | null, value: T) => {
-      if (!error && value !== undefined && value !== null) onValue(value);
-    });
-    return async () => {
-      await provider.unsubscribe(notification, unsubscribeMethod, id);
-    };
+    const { ws } = this;
+    if (!ws) throw new Error('subscriptions need a WebSocket node');
+    try {
+      return await ws.subscribe(notification, method, unsubscribeMethod, params, (value) => {
+        if (value !== null) onValue(value as T);
+      });
+    } catch (error) {
+      throw classify(error);
+    }
   }
 
   /**
@@ -117,7 +117,7 @@ export class NodeClient {
   }
 
   async ready(): Promise<void> {
-    if (this.provider) await this.provider.isReady;
+    if (this.ws) await this.ws.ready;
   }
 
   async send<T>(method: string, params: unknown[]): Promise<T> {
@@ -136,24 +136,14 @@ export class NodeClient {
         answered();
       }
     }
-    const provider = this.provider as WsProvider;
-    if (!provider.isConnected) {
-      answered();
-      this.onError?.(method);
-      throw new NodeUnavailableError('the node is not connected');
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new NodeTimeoutError(`the node did not answer ${method} in ${this.timeoutMs} ms`)), this.timeoutMs);
-    });
     try {
-      return await Promise.race([provider.send<T>(method, params), timeout]);
+      // The client holds the deadline (timeoutMs) and fails calls at once when the connection drops.
+      return await (this.ws as WsRpcClient).call<T>(method, params);
     } catch (error) {
       this.onError?.(method);
       throw classify(error);
     } finally {
       answered();
-      clearTimeout(timer);
     }
   }
 
@@ -210,7 +200,7 @@ export class NodeClient {
   }
 
   async disconnect(): Promise<void> {
-    await (this.provider ? this.provider.disconnect() : this.http?.close());
+    await (this.ws ? this.ws.close() : this.http?.close());
   }
 }
 
@@ -225,20 +215,17 @@ function nullIfUnknownBlock(error: unknown): null {
 
 function classify(error: unknown): Error {
   if (error instanceof NodeTimeoutError || error instanceof NodeUnavailableError) return error;
-  if (error instanceof HttpRpcThrottledError) return new NodeThrottledError(error.message, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
-  if (error instanceof HttpRpcTimeoutError) return new NodeTimeoutError(error.message);
-  if (error instanceof HttpRpcUnavailableError) return new NodeUnavailableError(error.message);
-  if (error instanceof RpcErrorReply) return error.code === RpcCode.noUpstream ? new NodeUnavailableError(error.message) : new NodeRpcError(error.message);
-  const message = error instanceof Error ? error.message : String(error);
-  // The provider's own timeout can fire before ours: the same outcome.
-  if (/No response received from RPC endpoint/i.test(message)) return new NodeTimeoutError(message);
-  if (/not connected|disconnected|abnormal closure|ECONNREFUSED|socket hang up|fetch failed/i.test(message)) {
-    return new NodeUnavailableError(message);
+  if (error instanceof RpcErrorReply) {
+    // A proxy in front (ours) with no node behind it: as much an outage as a lost socket.
+    if (error.code === RpcCode.noUpstream) return new NodeUnavailableError(error.message);
+    // The proxy's node did not answer this call in time (the node itself is up).
+    if (error.code === RpcCode.upstreamTimeout) return new NodeTimeoutError(error.message);
+    return new NodeRpcError(error.message);
   }
-  // A proxy in front (ours) with no node behind it: as much an outage as a lost socket.
-  if (message.startsWith(`${RpcCode.noUpstream}:`)) return new NodeUnavailableError(message);
-  // The proxy's node did not answer this call in time (the node itself is up).
-  if (message.startsWith(`${RpcCode.upstreamTimeout}:`)) return new NodeTimeoutError(message);
-  if (/^-?\d+:/.test(message)) return new NodeRpcError(message);
+  if (error instanceof WsRpcTimeoutError || error instanceof HttpRpcTimeoutError) return new NodeTimeoutError(error.message);
+  if (error instanceof WsRpcUnavailableError || error instanceof HttpRpcUnavailableError) return new NodeUnavailableError(error.message);
+  if (error instanceof HttpRpcThrottledError) return new NodeThrottledError(error.message, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+  const message = error instanceof Error ? error.message : String(error);
+  if (/not connected|disconnected|ECONNREFUSED|socket hang up|fetch failed/i.test(message)) return new NodeUnavailableError(message);
   return error instanceof Error ? error : new Error(message);
 }
