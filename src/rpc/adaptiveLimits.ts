@@ -8,6 +8,8 @@ const UNLIMITED_RATE = 100_000;
 /** Throttled: the limits go down to this share of what was in flight and sent in the last second. */
 const BACK_OFF = 0.75;
 const RATE_BACK_OFF = 0.8;
+/** Per ordinary answer, the learned rate grows this much: at r answers a second, e^(0.35 t), double in two seconds. */
+const RATE_STEP = 0.35;
 
 export class AdaptiveLimits {
   private inFlight: number;
@@ -75,11 +77,16 @@ export class AdaptiveLimits {
     return this.pausedUntilMs;
   }
 
-  /** An ordinary answer: the limits grow back toward the configured ones (one more in flight per that many answers). */
+  /**
+   * An ordinary answer: the limits grow back toward the configured ones (one more in
+   * flight per that many answers; the rate by a fixed step per answer, so it doubles in
+   * about two seconds whatever it is: at a low learned rate a step in proportion to it
+   * left a provider's allowance unused for tens of seconds).
+   */
   answered(): void {
     if (this.inFlight < this.maxInFlight) this.inFlight = Math.min(this.maxInFlight, this.inFlight + 1 / Math.max(1, this.inFlight));
     if (Number.isFinite(this.learnedRate)) {
-      this.learnedRate += 0.05 * Math.max(1, this.learnedRate / 20);
+      this.learnedRate += Math.max(RATE_STEP, this.learnedRate / 400);
       if (this.learnedRate >= Math.min(this.configuredRate, UNLIMITED_RATE)) this.learnedRate = Infinity;
     }
   }

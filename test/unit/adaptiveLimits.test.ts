@@ -41,3 +41,19 @@ it('grows back to the configured limits with ordinary answers', () => {
   expect(limits.inFlightLimit).toBe(20);
   expect(limits.ratePerSecond).toBe(300);
 });
+
+it('after learning a low rate, grows back to the configured one within seconds of answers, not minutes', () => {
+  const limits = new AdaptiveLimits(20, 300);
+  const t = 1_000_000;
+  for (let i = 0; i < 5; i++) limits.take(t + i * 100);
+  limits.throttled(t + 600, t + 500, 2, 0);
+  expect(limits.ratePerSecond).toBe(4);
+  // Answers come at the rate allowed: count how many seconds of them it takes to reach 30 a second.
+  let seconds = 0;
+  while (limits.ratePerSecond < 30 && seconds < 60) {
+    const answers = Math.max(1, Math.floor(limits.ratePerSecond));
+    for (let i = 0; i < answers; i++) limits.answered();
+    seconds++;
+  }
+  expect(seconds).toBeLessThanOrEqual(8);
+});

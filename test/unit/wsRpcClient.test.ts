@@ -225,7 +225,9 @@ describe('deadlines', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const second = rpc.call('never', [2]).then(() => 0, () => Date.now());
     const [firstAt, secondAt] = await Promise.all([first, second]);
-    expect(secondAt - firstAt).toBeGreaterThanOrEqual(150);
+    // 200 ms apart when sent; given up in one sweep they would be 0 apart. A busy machine
+    // can fire the first timer late, so half the spacing is what is asserted.
+    expect(secondAt - firstAt).toBeGreaterThanOrEqual(100);
   });
 
   it('as NodeTimeoutError for the node client and UpstreamTimeoutError for the proxy', async () => {
