@@ -30,6 +30,7 @@ import { hexToU8a } from '@polkadot/util';
 import autocannon from 'autocannon';
 
 import { serveStoredChain } from '../devnet/cli';
+import { askEach } from '../harness/http';
 import { peakRssMb, processCpuMs, startFastcarProcess, startPrapi, startSidecar, type Peer } from '../harness/processes';
 import { startMemoRelay, type RelayedCall } from '../harness/relay';
 import { connectRpc, type RpcClient } from '../harness/rpcClient';
@@ -107,19 +108,9 @@ interface Walked {
 
 /** Each path once, `connections` at a time: requests per second (and the CPU per request of process `pid`). */
 async function walk(baseUrl: string, paths: string[], connections: number, pid?: number): Promise<Walked> {
-  const queue = [...paths];
-  let non2xx = 0;
   const cpuBefore = pid ? processCpuMs(pid) : 0;
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
-        const response = await fetch(baseUrl + path);
-        await response.arrayBuffer();
-        if (!response.ok) non2xx++;
-      }
-    }),
-  );
+  const non2xx = await askEach(baseUrl, paths, connections);
   const rps = round(paths.length / ((performance.now() - started) / 1000));
   if (!pid) return { rps, non2xx };
   return { rps, non2xx, cpuMsPerBlock: Math.round(((processCpuMs(pid) - cpuBefore) / paths.length) * 1000) / 1000 };

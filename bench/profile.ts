@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 import { serveStoredChain } from '../devnet/cli';
+import { askEach } from '../harness/http';
 import { freePort, processCpuMs as cpuMs } from '../harness/processes';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
@@ -34,20 +35,7 @@ interface CpuProfile {
 /** Now on the monotonic clock the profiler stamps its samples with, in µs. */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
-async function walk(baseUrl: string, paths: string[]): Promise<number> {
-  const queue = [...paths];
-  let failed = 0;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
-        const response = await fetch(baseUrl + path);
-        await response.arrayBuffer();
-        if (!response.ok) failed++;
-      }
-    }),
-  );
-  return failed;
-}
+const walk = (baseUrl: string, paths: string[]) => askEach(baseUrl, paths, CONNECTIONS);
 
 /** Self time per function and per file, of the samples taken between `from` and `to` (µs, monotonic). */
 function selfTimes(profile: CpuProfile, from: number, to: number) {

@@ -30,3 +30,19 @@ export async function getReferenceJson(url: string, headers: Record<string, stri
     return getJson(url, headers);
   }
 }
+
+/** Asks for each path once, `connections` at a time, reading every answer whole: how many were not 2xx. */
+export async function askEach(baseUrl: string, paths: string[], connections: number): Promise<number> {
+  const queue = [...paths];
+  let non2xx = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+        const response = await fetch(baseUrl + path);
+        await response.arrayBuffer();
+        if (!response.ok) non2xx++;
+      }
+    }),
+  );
+  return non2xx;
+}

@@ -79,14 +79,7 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, rou
       for (const answer of parse(message)) if (answer.id !== undefined && answer.id !== null && !answer.method) pending = Math.max(0, pending - 1);
       later(() => client.readyState === WebSocket.OPEN && client.send(message));
     });
-    const closeBoth = () => {
-      client.close();
-      upstream.close();
-    };
-    client.on('close', closeBoth);
-    upstream.on('close', closeBoth);
-    client.on('error', closeBoth);
-    upstream.on('error', closeBoth);
+    closeTogether(client, upstream);
   });
 
   const address = server.address();
@@ -109,6 +102,18 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, rou
         server.close(() => resolve());
       }),
   };
+}
+
+/** Either socket of a relayed pair closing or failing closes both. */
+function closeTogether(client: WebSocket, upstream: WebSocket): void {
+  const closeBoth = () => {
+    client.close();
+    upstream.close();
+  };
+  for (const socket of [client, upstream]) {
+    socket.on('close', closeBoth);
+    socket.on('error', closeBoth);
+  }
 }
 
 /** A single call (batches pass as they are) routed: its answer, or the call to send instead. */
@@ -181,14 +186,7 @@ export async function startMemoRelay(upstreamUrl: string, remember: (call: Relay
       }
       if (client.readyState === WebSocket.OPEN) client.send(message, { binary: isBinary });
     });
-    const closeBoth = () => {
-      client.close();
-      upstream.close();
-    };
-    client.on('close', closeBoth);
-    upstream.on('close', closeBoth);
-    client.on('error', closeBoth);
-    upstream.on('error', closeBoth);
+    closeTogether(client, upstream);
   });
   const address = server.address();
   return {
