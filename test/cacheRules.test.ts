@@ -9,6 +9,7 @@ import { chainServices, type ChainServices } from '../src/services/chain';
 import { FinalizedHead } from '../src/services/finalizedHead';
 import type { Devnet } from '../devnet/chain';
 import { startDevnet } from './support/devnet';
+import { startRelay } from '../harness/relay';
 
 class HeldBackFinalized extends FinalizedHead {
   constructor(
@@ -19,6 +20,15 @@ class HeldBackFinalized extends FinalizedHead {
   }
 
   override async current(): Promise<number> {
+    return this.heldAt;
+  }
+
+  // As a subscription would: known without a call, so finalized heights come with their window.
+  override get known(): boolean {
+    return true;
+  }
+
+  override get height(): number {
     return this.heldAt;
   }
 }
@@ -57,7 +67,9 @@ afterAll(async () => {
 it('caches a finalized block and its height: the second ask costs nothing', async () => {
   const [first, firstStats] = await counted((blocks) => blocks.block({ kind: 'number', number: FINALIZED }, query));
   expect(first).toMatchObject({ finalized: true, immutable: true, fromCache: false });
-  expect(firstStats).toMatchObject({ rpcCalls: 6, waves: 2 });
+  // The hashes of n and n-1 came with the window of heights block 1 brought: one wave.
+  expect(firstStats).toMatchObject({ rpcCalls: 4, waves: 1 });
+  expect(firstStats.methods.chain_getBlockHash).toBeUndefined();
   const [again, againStats] = await counted((blocks) => blocks.block({ kind: 'number', number: FINALIZED }, query));
   expect(again).toMatchObject({ finalized: true, fromCache: true, json: first.json });
   expect(againStats).toMatchObject({ rpcCalls: 0, waves: 0 });
@@ -77,7 +89,63 @@ it('checks a hash id against the canonical hash of its height before calling it 
   const hash = (await node.getBlockHash(3))!;
   const [answer, stats] = await counted((blocks) => blocks.block({ kind: 'hash', hash }, query));
   expect(answer).toMatchObject({ finalized: true, immutable: true });
-  expect(stats.methods.chain_getBlockHash).toBe(1);
+  // The canonical hash of its height: from its window, or asked (once).
+  expect(stats.methods.chain_getBlockHash ?? 0).toBeLessThanOrEqual(1);
+});
+
+describe('windows of height hashes', () => {
+  /** Services of their own (no window known yet) over `over`, and a request's counts. */
+  const fresh = async (over = node) => chainServices(over, new HeldBackFinalized(over, FINALIZED), new TieredCache(1024 * 1024), (await over.getBlockHash(0))!);
+  const idsFor = (chain: ChainServices) => {
+    const stats = newRequestStats();
+    return { ids: chain.forRequest(stats).ids, stats };
+  };
+
+  it('brings a finalized height with its window in one call, never past the finalized height', async () => {
+    const chain = await fresh();
+    const asked = [3, 5, FINALIZED];
+    const calls: number[] = [];
+    for (const number of asked) {
+      const { ids, stats } = idsFor(chain);
+      expect(await ids.hashOf(number)).toBe(await node.getBlockHash(number));
+      calls.push(stats.methods.chain_getBlockHash ?? 0);
+    }
+    expect(calls).toEqual([1, 0, 0]);
+    // Above the finalized height: asked alone, every time.
+    for (let i = 0; i < 2; i++) {
+      const { ids, stats } = idsFor(chain);
+      expect(await ids.hashOf(FINALIZED + 1)).toBe(await node.getBlockHash(FINALIZED + 1));
+      expect(stats.methods.chain_getBlockHash).toBe(1);
+    }
+  });
+
+  it('counts the wait of a request on another one\'s window as a round of its own, with no call', async () => {
+    const chain = await fresh();
+    const first = idsFor(chain);
+    const second = idsFor(chain);
+    const [a, b] = await Promise.all([first.ids.hashOf(3), second.ids.hashOf(4)]);
+    expect([a, b]).toEqual([await node.getBlockHash(3), await node.getBlockHash(4)]);
+    expect([first.stats.rpcCalls, first.stats.waves]).toEqual([1, 1]);
+    expect([second.stats.rpcCalls, second.stats.waves]).toEqual([0, 1]);
+  });
+
+  it('falls back to one height per call on a node that answers a list with anything else, and keeps nothing of that answer', async () => {
+    const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => (call.method === 'chain_getBlockHash' && Array.isArray(call.params?.[0]) ? { result: ['0x12'] } : undefined));
+    const through = new NodeClient({ url: relay.url, timeoutMs: 30_000 });
+    try {
+      await through.ready();
+      const chain = await fresh(through);
+      const first = idsFor(chain);
+      expect(await first.ids.hashOf(3)).toBe(await node.getBlockHash(3));
+      expect(first.stats.methods.chain_getBlockHash).toBe(2); // the list, refused, then the height alone
+      const second = idsFor(chain);
+      expect(await second.ids.hashOf(4)).toBe(await node.getBlockHash(4));
+      expect(second.stats.methods.chain_getBlockHash).toBe(1); // the refusal is remembered
+    } finally {
+      await through.disconnect();
+      await relay.close();
+    }
+  });
 });
 
 it('asks each fee the events did not report once, all in one wave', async () => {
@@ -99,11 +167,13 @@ it('looks each cache key up once for a cold height (with Redis, each lookup is a
     const [cold] = await counted((blocks) => blocks.block({ kind: 'number', number: height }, query));
     expect(cold).toMatchObject({ fromCache: false, immutable: true });
     const times = (keys: string[]) => Object.fromEntries(keys.map((key) => [key, keys.filter((other) => other === key).length]));
-    // The height's hash, its parent's, and the answer: each once.
-    expect(times(looked)).toEqual({ [`h:${height}`]: 1, [`h:${height - 1}`]: 1, [`b:${cold.hash}:0000`]: 1 });
+    // The answer once; the height's hash and its parent's at most once (none when a window holds them).
+    expect(times(looked)).toMatchObject({ [`b:${cold.hash}:0000`]: 1 });
+    expect(Object.values(times(looked)).every((n) => n === 1)).toBe(true);
     looked.length = 0;
     await services.blocks.block({ kind: 'number', number: height }, query);
-    expect(times(looked)).toEqual({ [`h:${height}`]: 1, [`b:${cold.hash}:0000`]: 1 });
+    expect(times(looked)).toMatchObject({ [`b:${cold.hash}:0000`]: 1 });
+    expect(Object.values(times(looked)).every((n) => n === 1)).toBe(true);
   } finally {
     cache.get = lookup;
   }

@@ -172,6 +172,8 @@ describe('a provider with limits', () => {
     const stand = await provider();
     const fastcar = await fastcarOn(stand.url, { ...COLD, ...NO_POLLS });
     const path = `/blocks/${manifest.blocks.transfers}`;
+    // The height's window of hashes first, so both asks below cost the same calls.
+    await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers + 1}`);
     const plain = await getJson(fastcar.url + path);
     // The first wave is refused (429, Retry-After: 1); the provider takes requests again soon after.
     stand.setLimits({ throttleEverything: true, retryAfterSeconds: 1 });
@@ -192,9 +194,11 @@ describe('a provider with limits', () => {
       expect({ path, status }).toEqual({ path, status: 200 });
       expect(text).toBe(await expected(path));
     }
-    // One batch refused, at the first wave; every request after it one call.
-    expect(stand.counts.batchesRefused).toBe(1);
-    expect(stand.counts.requests).toBe(stand.counts.calls + 1);
+    // Refused once per batch in flight when the first refusal came (the first block's wave, and the
+    // runtime's load beside it); every request after that one call.
+    expect(stand.counts.batchesRefused).toBeGreaterThanOrEqual(1);
+    expect(stand.counts.batchesRefused).toBeLessThanOrEqual(2);
+    expect(stand.counts.requests).toBe(stand.counts.calls + stand.counts.batchesRefused);
   });
 
   it('that keeps throttling past the deadline: the client gets 503 with the Retry-After, no error is logged, nothing is cached', async () => {

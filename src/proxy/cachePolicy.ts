@@ -36,6 +36,13 @@ export type CacheDecision =
   | { kind: 'finalizedNumber'; key: string; number: number }
   | { kind: 'passThrough'; mergeKey?: string };
 
+/** Longer lists of heights pass through uncached: each is a key of its own, too costly to keep in endless variants. */
+const MAX_LISTED_HEIGHTS = 256;
+
+function heightOf(param: unknown): number {
+  return typeof param === 'number' ? param : typeof param === 'string' ? Number(param) : NaN;
+}
+
 export function callKey(method: string, params: unknown[]): string {
   return `${method}:${JSON.stringify(params)}`;
 }
@@ -49,8 +56,9 @@ export function decide(method: string, params: unknown): CacheDecision {
     return { kind: 'immutable', key };
   }
   if (method === 'chain_getBlockHash' && list.length === 1) {
-    const number = typeof list[0] === 'number' ? list[0] : typeof list[0] === 'string' ? Number(list[0]) : NaN;
-    if (Number.isInteger(number) && number >= 0) return { kind: 'finalizedNumber', key, number };
+    // One height, or a list of them (a window of hashes, as fastcar asks): kept once the highest is finalized.
+    const numbers = Array.isArray(list[0]) ? (list[0].length <= MAX_LISTED_HEIGHTS ? list[0].map(heightOf) : []) : [heightOf(list[0])];
+    if (numbers.length > 0 && numbers.every((number) => Number.isInteger(number) && number >= 0)) return { kind: 'finalizedNumber', key, number: Math.max(...numbers) };
   }
   // Identical calls in flight still share one upstream request.
   return { kind: 'passThrough', mergeKey: key };

@@ -2,7 +2,7 @@
 // over HTTP(S) in batches (httpTransport.ts), counted, bounded in time, and
 // translated into errors the HTTP layer understands.
 import { RpcCode } from './rpcCodes';
-import { countCall, retryRounds, type RequestStats } from './requestStats';
+import { countCall, countWait, retryRounds, type RequestStats } from './requestStats';
 import { HttpRpcThrottledError, HttpRpcTimeoutError, HttpRpcTransport, HttpRpcUnavailableError, RpcErrorReply, type HttpRpcOptions } from './httpTransport';
 import { WsRpcClient, WsRpcTimeoutError, WsRpcUnavailableError } from './wsRpcClient';
 
@@ -169,6 +169,21 @@ export class NodeClient {
 
   getBlockHash(number: number): Promise<Hex | null> {
     return this.send('chain_getBlockHash', [number]);
+  }
+
+  /** The hashes of several heights in one call (the method takes a list); unchecked: the caller validates. */
+  getBlockHashes(numbers: number[]): Promise<unknown> {
+    return this.send('chain_getBlockHash', [numbers]);
+  }
+
+  /** Awaits `work`, calls another request sent for this one too: a round of this request's, with no call of its own. */
+  async waitFor<T>(work: Promise<T>): Promise<T> {
+    const answered = countWait(this.stats);
+    try {
+      return await work;
+    } finally {
+      answered();
+    }
   }
 
   getBlock(hash: Hex): Promise<RpcSignedBlock | null> {

@@ -26,6 +26,16 @@ export function countCall(stats: RequestStats | undefined, method: string): () =
   if (!stats) return noop;
   stats.rpcCalls += 1;
   stats.methods[method] = (stats.methods[method] ?? 0) + 1;
+  return countWait(stats);
+}
+
+/**
+ * Records a wait on a call another request sent (one asked for both): no call of
+ * this request's, but a round its latency pays for all the same. Returns the
+ * function that records the answer.
+ */
+export function countWait(stats: RequestStats | undefined): () => void {
+  if (!stats) return noop;
   if (stats.inFlight === 0) stats.waves += 1;
   stats.inFlight += 1;
   return () => {

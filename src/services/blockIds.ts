@@ -1,12 +1,14 @@
 // Block ids to hashes: a height's hash from the cache once it is finalized (it can
-// no longer change), else from the node; the head's hashes; and the error for a
-// height past the head. Each key is looked up once per request.
+// no longer change), else from the node, a finalized height with its window of
+// neighbours (hashWindows.ts); the head's hashes; and the error for a height past
+// the head. Each key is looked up once per request.
 import type { TieredCache } from '../cache/tieredCache';
 import { BeyondHeadError, IncompleteNodeAnswerError } from '../errors';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
 import type { BlockId } from './blockAnswer';
 import type { FinalizedHead } from './finalizedHead';
+import { HashWindows } from './hashWindows';
 import { hashOfHeader } from './headers';
 
 /** Block numbers are u32: anything larger is past any head, and not worth asking the hash of. */
@@ -19,16 +21,26 @@ export class BlockIds {
     private readonly node: NodeClient,
     private readonly finalized: FinalizedHead,
     private readonly cache: TieredCache,
+    /** Shared by every request's resolver (services/chain.ts); one of its own by default. */
+    private readonly windows = new HashWindows(),
   ) {}
 
-  /** The hash of a finalized height, if the cache has it (one lookup). */
+  /** The hash of a finalized height, if a window or the cache has it (one lookup). */
   async cachedHash(number: number): Promise<Hex | undefined> {
-    return (await this.cache.get(heightKey(number))) as Hex | undefined;
+    return this.windows.known(number) ?? ((await this.cache.get(heightKey(number))) as Hex | undefined);
   }
 
   /** The hash of a height, asked of the node (no cache lookup); kept once the height is finalized. */
   async fetchHash(number: number): Promise<Hex> {
     if (isPastAnyHead(number)) return this.beyondHead();
+    // Known to be finalized without asking: the height comes with its window.
+    if (this.finalized.known && number <= this.finalized.height) {
+      const hash = await this.windows.hashOf(this.node, number, this.finalized.height);
+      if (hash) {
+        this.cache.set(heightKey(number), hash);
+        return hash;
+      }
+    }
     const [hash, finalizedNumber] = await wave([this.node.getBlockHash(number), this.finalized.current()] as const);
     if (!hash) return this.beyondHead();
     if (number <= finalizedNumber) this.cache.set(heightKey(number), hash);

@@ -1,8 +1,8 @@
 // The services over one chain's node, made together so they share one id resolver.
-// What they keep (the cache, the runtimes, the builds in flight, what the runtime
-// says of fee details) is made once; the services themselves are cheap, and each
-// request gets its own over its own view of the node, so its calls are counted
-// (and batched over HTTP) as its own.
+// What they keep (the cache, the runtimes, the builds in flight, the windows of
+// height hashes, what the runtime says of fee details) is made once; the
+// services themselves are cheap, and each request gets its own over its own
+// view of the node, so its calls are counted (and batched over HTTP) as its own.
 import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
@@ -12,6 +12,7 @@ import { BlockIds } from './blockIds';
 import { BlocksService } from './blocksService';
 import { ChainReads } from './chainReads';
 import { FeeDetailsKnowledge } from './feeRules';
+import { HashWindows } from './hashWindows';
 import type { FinalizedHead } from './finalizedHead';
 import { RuntimeRegistry } from './runtimes';
 
@@ -33,8 +34,9 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   // A runtime's load is shared by every request that waits on it: counted by none.
   const runtimes = new RuntimeRegistry(node);
   const shared: SharedBuildState = { builds: new SingleFlight(), feeDetails: new FeeDetailsKnowledge() };
+  const windows = new HashWindows();
   const over = (rpc: NodeClient): ChainServices => {
-    const ids = new BlockIds(rpc, finalized, cache);
+    const ids = new BlockIds(rpc, finalized, cache, windows);
     return {
       ids,
       blocks: new BlocksService(rpc, runtimes, finalized, cache, genesisHash, ids, shared),

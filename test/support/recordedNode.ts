@@ -84,6 +84,14 @@ export async function startRecordedNode(recording: Recording, port = 0): Promise
     return table[key];
   };
 
+  /** A height's hash: a recorded block's, or its parent's (named by the block after it). */
+  const hashAt = (n: number): Hex | undefined => {
+    if (n === 0) return recording.genesisHash;
+    const block = recording.blocks.find((b) => b.number === n) ?? recording.blocks.find((b) => b.number === n + 1);
+    if (!block) return undefined;
+    return block.number === n ? block.hash : block.header.parentHash;
+  };
+
   const answer = (method: string, params: unknown[]): unknown => {
     switch (method) {
       case 'system_chain':
@@ -100,11 +108,11 @@ export async function startRecordedNode(recording: Recording, port = 0): Promise
         return { version: 1, methods: [...METHODS] };
       case 'chain_getBlockHash': {
         if (params[0] === undefined || params[0] === null) return head.hash;
-        const n = Number(params[0]);
-        if (n === 0) return recording.genesisHash;
-        const block = recording.blocks.find((b) => b.number === n) ?? recording.blocks.find((b) => b.number === n + 1);
-        if (!block) throw new Unrecorded();
-        return block.number === n ? block.hash : block.header.parentHash;
+        // A list of heights (a window of hashes): the recorded ones, null for the heights the recording skips.
+        if (Array.isArray(params[0])) return params[0].map((n) => hashAt(Number(n)) ?? null);
+        const hash = hashAt(Number(params[0]));
+        if (!hash) throw new Unrecorded();
+        return hash;
       }
       case 'chain_getFinalizedHead':
         return head.hash;

@@ -1,5 +1,6 @@
 import { decide } from '../../src/proxy/cachePolicy';
 import { loadProxyConfig } from '../../src/proxy/proxyConfig';
+import { judge } from '../../src/proxy/resultShapes';
 
 const hash = `0x${'ab'.repeat(32)}`;
 
@@ -32,6 +33,23 @@ describe('proxy cache policy', () => {
   it('caches a block hash by number only as a finalized-number candidate', () => {
     expect(decide('chain_getBlockHash', [12])).toMatchObject({ kind: 'finalizedNumber', number: 12 });
     expect(decide('chain_getBlockHash', []).kind).toBe('passThrough');
+  });
+
+  it('caches a list of heights (a window of hashes) as a candidate once its highest height is finalized', () => {
+    expect(decide('chain_getBlockHash', [[64, 65, 127]])).toMatchObject({ kind: 'finalizedNumber', number: 127 });
+    expect(decide('chain_getBlockHash', [[]]).kind).toBe('passThrough');
+    expect(decide('chain_getBlockHash', [[1, -2]]).kind).toBe('passThrough');
+    expect(decide('chain_getBlockHash', [[1, 'x']]).kind).toBe('passThrough');
+    expect(decide('chain_getBlockHash', [Array.from({ length: 257 }, (_, i) => i)]).kind).toBe('passThrough');
+  });
+
+  it('keeps a list of hashes only if it answers every height asked with a hash', () => {
+    const asked = [[1, 2]];
+    expect(judge('chain_getBlockHash', asked, [hash, hash])).toBe('cache');
+    expect(judge('chain_getBlockHash', asked, [hash, null])).toBe('invalid');
+    expect(judge('chain_getBlockHash', asked, [hash])).toBe('invalid');
+    expect(judge('chain_getBlockHash', asked, hash)).toBe('invalid');
+    expect(judge('chain_getBlockHash', [1], [hash])).toBe('invalid');
   });
 
   it('never merges or caches calls that change something', () => {
