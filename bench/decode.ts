@@ -5,7 +5,7 @@
 //     in the same turns as its answers;
 //   - cold /blocks/17 (522 extrinsics, 2605 events), fastcar and sidecar;
 //   - a cold walk of blocks 20-200 at 10 connections through a warm caching proxy,
-//     after three warm-up walks of the same blocks (a running indexer is JIT-warm),
+//     after twelve warm-up walks of the same blocks (a running indexer is JIT-warm),
 //     the median of three walks each, taken in turns, and each service's process CPU
 //     per block over its measured walks (from /proc);
 //   - a synthesized 3,000-extrinsic inscription block: cold time and peak RSS;
@@ -49,6 +49,8 @@ type Hex = `0x${string}`;
 const SYSTEM_EVENTS = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';
 const SPAM_EXTRINSICS = 3000;
 const WARM_UP_REQUESTS = 8;
+/** Walks of 20-200 each service makes before the measured ones: past V8's optimizing compiles (fastcar and sidecar). */
+const WARM_WALKS = 12;
 const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
 
 const PRAPI_BIN = process.env.PRAPI_BIN;
@@ -285,13 +287,15 @@ async function main() {
   const walked = await withPeers(
     () => startServices(proxyUrl, runtimeMemo.url),
     async (peers) => {
-      // A long-running indexer's process is warm: each walks the range three times first, each
-      // time under another paraId (a new key in sidecar's block cache; the others have none).
-      for (let round = 1; round <= 3; round++) for (const [i, peer] of peers.entries()) await walk(peer.url, walkPaths(names[i], round), 10);
+      // A long-running indexer's process is warm: each walks the range WARM_WALKS times first, each
+      // time under another paraId (a new key in sidecar's block cache; the others have none). V8
+      // goes on compiling hot functions for the first couple of thousand requests: three walks
+      // were not enough, and measured that compiling (a third of the CPU) rather than the work.
+      for (let round = 1; round <= WARM_WALKS; round++) for (const [i, peer] of peers.entries()) await walk(peer.url, walkPaths(names[i], round), 10);
       // Then three measured walks each, taken in turns (new keys again), and the median of each:
       // on a shared 2-core machine one walk can meet another tenant's burst.
       const measured = peers.map(() => [] as Walked[]);
-      for (let round = 4; round <= 6; round++) {
+      for (let round = WARM_WALKS + 1; round <= WARM_WALKS + 3; round++) {
         for (const [i, peer] of peers.entries()) measured[i].push(await walk(peer.url, walkPaths(names[i], round), 10, peer.pid));
       }
       const middle = (runs: Walked[]) => ({

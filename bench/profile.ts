@@ -2,22 +2,26 @@
 // of blocks 20-200 at 10 connections through a warm caching proxy (the node answering
 // at once, as a warm proxy or a near archive node does), fastcar with its cache off and
 // under --cpu-prof. Prints the process CPU per block (from /proc, over the measured
-// walks only) and the self time per function and per file over the same walks.
+// walks only, in user space and in the kernel, and per thread) and the self time per
+// function and per file over the same walks. The measured walks come after twelve
+// others (PROFILE_WARMUP): V8 goes on compiling hot functions on a helper thread for
+// the first couple of thousand requests, a third of the CPU while it lasts.
 import '../devnet/quiet';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 import { serveStoredChain } from '../devnet/cli';
 import { askEach } from '../harness/http';
-import { freePort, processCpuMs as cpuMs } from '../harness/processes';
+import { freePort, processCpuSplitMs, threadCpuMs } from '../harness/processes';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 
 const ROOT = join(__dirname, '..');
 const WALKS = Number(process.env.PROFILE_WALKS ?? 6);
+const WARMUP = Number(process.env.PROFILE_WARMUP ?? 12);
 const CONNECTIONS = 10;
 
 interface ProfileNode {
@@ -119,28 +123,37 @@ async function main() {
   const profilerArgs = profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   // PROFILE_MAIN: another build's main.js (say, a worktree of an older commit), for an A/B comparison.
   const main = process.env.PROFILE_MAIN ?? join(ROOT, 'dist', 'src', 'main.js');
-  const child = spawn(process.execPath, [...profilerArgs, main], {
+  // PROFILE_NODE_ARGS: flags for fastcar's node (V8's among them), to try a setting out.
+  const nodeArgs = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...profilerArgs, main], {
     env: { ...process.env, FASTCAR_NODE_URL: `ws://${proxy.address}`, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', FASTCAR_CACHE_MAX_BYTES: '1', ...(process.env.PROFILE_ENV ? JSON.parse(process.env.PROFILE_ENV) : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // PROFILE_STDOUT: a file to keep fastcar's output in (V8's --trace-* flags print there).
+  if (process.env.PROFILE_STDOUT) child.stdout.pipe(createWriteStream(process.env.PROFILE_STDOUT));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('fastcar ready') && resolve());
     child.once('exit', (code) => reject(new Error(`fastcar exited with ${code}`)));
   });
   const url = `http://127.0.0.1:${port}`;
   const paths = (variant: number) => Array.from({ length: 181 }, (_, i) => `/blocks/${20 + i}?paraId=${variant}`);
-  // The first walk fills the proxy; two more let the JIT settle.
-  for (let variant = 0; variant < 3; variant++) await walk(url, paths(variant));
-  const before = cpuMs(child.pid!);
+  // The first walk fills the proxy; the others let the JIT settle (PROFILE_WARMUP walks in all).
+  for (let variant = 0; variant < WARMUP; variant++) await walk(url, paths(variant));
+  const before = processCpuSplitMs(child.pid!);
+  const threadsBefore = threadCpuMs(child.pid!);
   const started = performance.now();
   const from = monotonicUs();
   let failed = 0;
-  for (let variant = 3; variant < 3 + WALKS; variant++) failed += await walk(url, paths(variant));
+  for (let variant = WARMUP; variant < WARMUP + WALKS; variant++) failed += await walk(url, paths(variant));
   const blocks = WALKS * 181;
-  const cpu = cpuMs(child.pid!) - before;
+  const after = processCpuSplitMs(child.pid!);
+  const [user, system] = [after.user - before.user, after.system - before.system];
+  const threads = [...threadCpuMs(child.pid!)].map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0);
+  const cpu = user + system;
   const to = monotonicUs();
   const seconds = (performance.now() - started) / 1000;
-  console.log(`cold walk 20-200 x${WALKS}, c=${CONNECTIONS}, via warm proxy: ${(blocks / seconds).toFixed(1)} req/s, process CPU ${(cpu / blocks).toFixed(3)} ms per block, failed ${failed}`);
+  console.log(`cold walk 20-200 x${WALKS}, c=${CONNECTIONS}, via warm proxy: ${(blocks / seconds).toFixed(1)} req/s, process CPU ${(cpu / blocks).toFixed(3)} ms per block (user ${(user / blocks).toFixed(3)}, system ${(system / blocks).toFixed(3)}), failed ${failed}`);
+  console.log(`  by thread, ms per block: ${threads.map(([name, ms]) => `${name} ${(ms / blocks).toFixed(3)}`).join(', ')}`);
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');

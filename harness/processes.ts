@@ -3,7 +3,7 @@
 // free ports; the memory a process reached. One home, so that test/ and bench/
 // need not import each other.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -64,8 +64,30 @@ export async function startPrapi(binary: string, nodeUrl: string): Promise<Peer>
 
 /** utime + stime of a running process so far, in ms (Linux: /proc). */
 export function processCpuMs(pid: number): number {
+  const { user, system } = processCpuSplitMs(pid);
+  return user + system;
+}
+
+/** The same, in user space and in the kernel (system calls: sockets, epoll) apart. */
+export function processCpuSplitMs(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  const ms = (ticks: string) => (Number(ticks) * 1000) / CLOCK_TICKS_PER_SECOND;
+  return { user: ms(fields[11]), system: ms(fields[12]) };
+}
+
+/** CPU time per thread of a process, in ms: the main thread as `main`, the others (V8's workers, libuv's pool) by name. */
+export function threadCpuMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = tid === String(pid) ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      byName.set(name, (byName.get(name) ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
 }
 
 /** USER_HZ: what /proc counts CPU time in, 100 on every Linux this runs on. */
