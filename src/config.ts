@@ -255,6 +255,10 @@ const PROXY_HELP = `Proxy environment (over the --config file):
   PROXY_TIMEOUT_MS, PROXY_RETRIES        per call; retries go to another upstream
   PROXY_MAX_LAG_BLOCKS                   how far behind the best node a node may serve (10)
   PROXY_HEALTH_INTERVAL_MS               how often upstreams are checked (default 2000)
+  PROXY_HTTP_MAX_BATCH                   http(s) upstream: calls in one batch POST (default 100)
+  PROXY_HTTP_MAX_IN_FLIGHT               http(s) upstream: POSTs in flight, lowered when the
+                                         provider answers 429 (default 20)
+  PROXY_HTTP_RATE_PER_SECOND             http(s) upstream: POSTs per second (default 0: none)
   PROXY_MAX_BODY_BYTES                   largest HTTP body or WebSocket message (default 16777216)
   PROXY_LOG_LEVEL                        as FASTCAR_LOG_LEVEL (default info)
   PROXY_ALLOW_METHODS                    methods let through beyond the safe defaults,

@@ -76,6 +76,37 @@ it('answers over HTTP POST as the devnet does, waiting out the provider 429s', a
   await compareBlocks(blocks, (method, params) => post(method, params));
   // The small cap was met, and what it refused was sent again rather than failed.
   expect(stand.counts.throttled).toBeGreaterThan(0);
+  // ... and the proxy's /metrics says so, per upstream (named by host only).
+  const metrics = (await getJson(`${httpUrl}/metrics`)).text;
+  const total = (name: string) => Number(new RegExp(`^${name}\\{upstream="[^"]*${new URL(stand.url).host}[^"]*"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? NaN);
+  expect(total('proxy_upstream_throttled_total')).toBeGreaterThan(0);
+  expect(total('proxy_upstream_retries_total')).toBeGreaterThan(0);
+  expect(total('proxy_upstream_http_requests_total')).toBeGreaterThanOrEqual(stand.counts.requests - stand.counts.throttled);
+  expect(total('proxy_upstream_batches_refused_total')).toBe(0);
+}, 60_000);
+
+it('keeps to the batch size and requests in flight set for HTTP upstreams', async () => {
+  // A provider that takes batches of at most 2 calls and counts how many requests it holds at once.
+  const strict = await startHostedProvider(devnet.wsUrl, { delayMs: 20, maxBatch: 2 });
+  const config = loadProxyConfig([], { PROXY_UPSTREAMS: strict.url, PROXY_PORT: '0', PROXY_LOG_LEVEL: 'silent', PROXY_HTTP_MAX_BATCH: '2', PROXY_HTTP_MAX_IN_FLIGHT: '1' });
+  const started = await startProxy(config, createLogger('silent'));
+  const url = `http://${started.address}`;
+  try {
+    const numbers = Array.from({ length: Math.min(12, manifest.head.number) }, (_, i) => i + 1);
+    const answers = await Promise.all(
+      numbers.map(async (n) => {
+        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'chain_getBlockHash', params: [n] }) });
+        return ((await response.json()) as Answer).result;
+      }),
+    );
+    expect(answers).toEqual(await Promise.all(numbers.map((n) => direct.call('chain_getBlockHash', [n]))));
+    expect(strict.counts.batchesRefused).toBe(0);
+    expect(strict.counts.peakInFlight).toBe(1);
+    expect(strict.counts.calls).toBeGreaterThan(strict.counts.requests); // batched, two at a time
+  } finally {
+    await started.proxy.close();
+    await strict.close();
+  }
 }, 60_000);
 
 it('answers over WebSocket as the devnet does', async () => {

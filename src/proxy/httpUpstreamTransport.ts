@@ -7,7 +7,7 @@
 // HTTP carries no subscriptions; the pool holds those on WebSocket upstreams.
 import { HttpRpcThrottledError, HttpRpcTimeoutError, HttpRpcTransport, HttpRpcUnavailableError, RpcErrorReply } from '../rpc/httpTransport';
 import { RpcCode } from '../rpc/rpcCodes';
-import { UpstreamRpcError, UpstreamTimeoutError, WsTransport, type TransportFactory, type UpstreamTransport } from './transport';
+import { UpstreamRpcError, UpstreamTimeoutError, WsTransport, type HttpUpstreamCounts, type HttpUpstreamSettings, type TransportFactory, type UpstreamTransport } from './transport';
 
 /** The provider is asked again this often while it cannot be reached. */
 const REPROBE_MS = 1000;
@@ -28,13 +28,18 @@ export class HttpUpstreamTransport implements UpstreamTransport {
   constructor(
     url: string,
     private readonly timeoutMs: number,
+    settings?: HttpUpstreamSettings,
   ) {
-    this.http = new HttpRpcTransport({ url, timeoutMs });
+    this.http = new HttpRpcTransport({ url, timeoutMs, ...settings });
     this.probe();
   }
 
   get connected(): boolean {
     return this.answered;
+  }
+
+  get httpCounts(): HttpUpstreamCounts {
+    return this.http.counts;
   }
 
   async send(method: string, params: unknown[]): Promise<unknown> {
@@ -107,5 +112,5 @@ export class HttpUpstreamTransport implements UpstreamTransport {
 }
 
 /** A WebSocket for ws(s):// URLs, HTTP(S) for http(s):// ones. */
-export const transportForUrl: TransportFactory = (url, timeoutMs) =>
-  /^https?:\/\//i.test(url) ? new HttpUpstreamTransport(url, timeoutMs) : new WsTransport(url, timeoutMs);
+export const transportForUrl: TransportFactory = (url, timeoutMs, http) =>
+  /^https?:\/\//i.test(url) ? new HttpUpstreamTransport(url, timeoutMs, http) : new WsTransport(url, timeoutMs);

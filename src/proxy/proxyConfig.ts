@@ -53,6 +53,10 @@ export interface ProxyConfig extends ProxyLimits {
   retries: number;
   maxLagBlocks: number;
   healthIntervalMs: number;
+  /** An http(s):// upstream (a hosted provider): calls in one batch POST, POSTs in flight, POSTs per second (0: no limit of our own). */
+  httpMaxBatch: number;
+  httpMaxInFlight: number;
+  httpRatePerSecond: number;
   logLevel: string;
   /** Methods let through beyond the safe defaults: exact names or `prefix_*`. */
   allowMethods: string[];
@@ -73,6 +77,10 @@ const DEFAULTS: ProxyConfig = {
   retries: 2,
   maxLagBlocks: 10,
   healthIntervalMs: 2_000,
+  // As fastcar's own for an http(s) node: within what hosted providers were measured to take.
+  httpMaxBatch: 100,
+  httpMaxInFlight: 20,
+  httpRatePerSecond: 0,
   logLevel: 'info',
   maxBatchSize: 256,
   maxInFlightPerConnection: 32,
@@ -110,6 +118,9 @@ const NUMBERS: [keyof ProxyConfig, string][] = [
   ['retries', 'PROXY_RETRIES'],
   ['maxLagBlocks', 'PROXY_MAX_LAG_BLOCKS'],
   ['healthIntervalMs', 'PROXY_HEALTH_INTERVAL_MS'],
+  ['httpMaxBatch', 'PROXY_HTTP_MAX_BATCH'],
+  ['httpMaxInFlight', 'PROXY_HTTP_MAX_IN_FLIGHT'],
+  ['httpRatePerSecond', 'PROXY_HTTP_RATE_PER_SECOND'],
   ['maxBatchSize', 'PROXY_MAX_BATCH_SIZE'],
   ['maxInFlightPerConnection', 'PROXY_MAX_IN_FLIGHT_PER_CONNECTION'],
   ['maxQueuedPerConnection', 'PROXY_MAX_QUEUED_PER_CONNECTION'],
@@ -139,6 +150,7 @@ const AT_LEAST_ONE = [
   'maxBatchSize', 'maxInFlightPerConnection', 'maxQueuedPerConnection', 'maxSubscriptionsPerConnection', 'maxConnections', 'headersTimeoutMs',
   'requestTimeoutMs', 'maxAnswerBytes', 'maxBatchAnswerBytes', 'maxUnsentBytesPerConnection', 'sendTimeoutMs', 'pingIntervalMs', 'idleTimeoutMs',
   'maxConnectionsPerClient', 'maxInFlightPerClient', 'maxSubscriptionsPerClient', 'maxSubscriptionsPerUpstreamConnection', 'maxUpstreamConnections',
+  'httpMaxBatch', 'httpMaxInFlight',
 ] as const;
 
 /** Every variable loadProxyConfig reads; deployment files are checked against this list. */

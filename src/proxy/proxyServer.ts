@@ -29,6 +29,7 @@ import { Outgoing, WebSocketWriter, writeHttpAnswer } from './outgoing';
 import type { ProxyLimits } from './proxyConfig';
 import { judge } from './resultShapes';
 import { Slots } from './slots';
+import type { HttpUpstreamCounts } from './transport';
 import { AbandonedCallError, NoUpstreamError, UpstreamRpcError, UpstreamTimeoutError, type UpstreamPool } from './upstreams';
 
 export interface ProxyOptions extends ProxyLimits {
@@ -150,6 +151,25 @@ export class RpcProxy {
     upstreamGauge('proxy_upstream_best_height', 'The best height the upstream last reported', (u) => u.bestNumber);
     upstreamGauge('proxy_upstream_subscriptions', 'Subscriptions held at the upstream', (u) => u.subscriptions);
     upstreamGauge('proxy_upstream_connections', 'Connections open to the upstream', (u) => u.connections);
+    // An http(s):// upstream (a hosted provider): what its calls cost in requests, and its limits at work.
+    const httpTotal = (name: string, help: string, read: (counts: HttpUpstreamCounts) => number) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['upstream'],
+        registers: [this.metrics],
+        collect() {
+          this.reset();
+          for (const upstream of pool.upstreams) {
+            const counts = upstream.httpCounts;
+            if (counts) this.inc({ upstream: urlForLogs(upstream.url) }, read(counts));
+          }
+        },
+      });
+    httpTotal('proxy_upstream_http_requests_total', 'HTTP requests (JSON-RPC batches or single calls) sent to an http(s) upstream', (c) => c.requests);
+    httpTotal('proxy_upstream_throttled_total', 'Answers of an http(s) upstream asking to slow down (HTTP 429/503, JSON-RPC busy or too many requests)', (c) => c.throttled);
+    httpTotal('proxy_upstream_retries_total', 'Calls sent again to an http(s) upstream after a throttled or failed attempt', (c) => c.retries);
+    httpTotal('proxy_upstream_batches_refused_total', 'JSON-RPC batches an http(s) upstream refused (smaller batches or single calls from then on)', (c) => c.batchesRefused);
   }
 
   async listen(): Promise<string> {

@@ -12,6 +12,7 @@ export async function startProxy(config: ProxyConfig, logger: Logger): Promise<{
     retries: config.retries,
     maxLagBlocks: config.maxLagBlocks,
     healthIntervalMs: config.healthIntervalMs,
+    http: { maxBatch: config.httpMaxBatch, maxInFlight: config.httpMaxInFlight, ratePerSecond: config.httpRatePerSecond },
   });
   await pool.start();
   const proxy = new RpcProxy(

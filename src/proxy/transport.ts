@@ -30,11 +30,27 @@ export interface UpstreamTransport {
   readonly supportsSubscriptions: boolean;
   /** Resolves once the first connection is open. */
   readonly ready: Promise<unknown>;
+  /** Over HTTP(S): the requests sent and what the provider's limits did to them, running totals. */
+  readonly httpCounts?: HttpUpstreamCounts;
   close(): Promise<void>;
 }
 
-/** Opens a transport to `url` whose calls give up after `timeoutMs`. */
-export type TransportFactory = (url: string, timeoutMs: number) => UpstreamTransport;
+export interface HttpUpstreamCounts {
+  requests: number;
+  throttled: number;
+  retries: number;
+  batchesRefused: number;
+}
+
+/** How an HTTP(S) upstream is used: calls per batch POST, POSTs in flight and per second. */
+export interface HttpUpstreamSettings {
+  maxBatch: number;
+  maxInFlight: number;
+  ratePerSecond: number;
+}
+
+/** Opens a transport to `url` whose calls give up after `timeoutMs`; `http` applies to an HTTP(S) URL. */
+export type TransportFactory = (url: string, timeoutMs: number, http?: HttpUpstreamSettings) => UpstreamTransport;
 
 /** A WebSocket client's error as what it is to the proxy. */
 function classifyWsError(error: unknown): Error {

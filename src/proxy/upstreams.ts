@@ -15,7 +15,7 @@ import { RpcCode } from '../rpc/rpcCodes';
 import type { Verdict } from './resultShapes';
 import { AbandonedCallError, Slots } from './slots';
 import { transportForUrl } from './httpUpstreamTransport';
-import { UpstreamRpcError, UpstreamTimeoutError, type TransportFactory, type UpstreamTransport } from './transport';
+import { UpstreamRpcError, UpstreamTimeoutError, type HttpUpstreamCounts, type HttpUpstreamSettings, type TransportFactory, type UpstreamTransport } from './transport';
 
 export { AbandonedCallError } from './slots';
 export { UpstreamRpcError, UpstreamTimeoutError } from './transport';
@@ -44,6 +44,8 @@ export interface UpstreamOptions {
   maxConnections: number;
   /** How to reach a node; by its URL's scheme (WebSocket or HTTP) unless told otherwise. */
   transport?: TransportFactory;
+  /** How an http(s):// node is used (batch size, requests in flight and per second); the transport's defaults if unset. */
+  http?: HttpUpstreamSettings;
 }
 
 /** One connection to the node and the subscriptions it holds (or has been promised). */
@@ -76,7 +78,12 @@ export class Upstream {
   }
 
   private connect(): UpstreamTransport {
-    return this.open(this.url, giveUpAfter(this.options.timeoutMs));
+    return this.open(this.url, giveUpAfter(this.options.timeoutMs), this.options.http);
+  }
+
+  /** Over HTTP(S): requests sent, and the provider's limits at work (undefined over WebSocket). */
+  get httpCounts(): HttpUpstreamCounts | undefined {
+    return this.primary.httpCounts;
   }
 
   /** Calls sent and not yet answered (nor given up by the transport). */
