@@ -6,7 +6,7 @@
 //   - cold /blocks/17 (522 extrinsics, 2605 events), fastcar and sidecar;
 //   - a cold walk of blocks 20-200 at 10 connections through a warm caching proxy,
 //     after twelve warm-up walks of the same blocks (a running indexer is JIT-warm),
-//     the median of three walks each, taken in turns, and each service's process CPU
+//     the median of five walks each, taken in turns, and each service's process CPU
 //     per block over its measured walks (from /proc);
 //   - a synthesized 3,000-extrinsic inscription block: cold time and peak RSS;
 //   - warm p99 while that block is being answered cold, again and again.
@@ -16,10 +16,9 @@
 // `Core_version` on every request (a real node answers it in about a millisecond, the
 // devnet runs its runtime for it): for cold /blocks/17 every service reaches the devnet
 // through one relay that answers those from memory. It reads through the new
-// `archive_v1_*` methods, which the proxy does not serve (their storage reads come back
-// as notifications), so in the walk it reaches the devnet through a relay that answers
-// repeated runtime calls from memory, as the warm proxy does for the others' `state_call`s:
-// its walk is bounded by the devnet, and its CPU per block is the figure to compare.
+// `archive_v1_*` methods where the node lists them; the proxy lists only what it serves,
+// so behind it (the walk) it reads through the legacy `chain_*`/`state_*` ones, which the
+// warm proxy answers from its cache as it does for the others.
 // Prints the figures and writes bench/results/decode.json.
 import '../devnet/quiet';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -51,14 +50,14 @@ const SPAM_EXTRINSICS = 3000;
 const WARM_UP_REQUESTS = 8;
 /** Walks of 20-200 each service makes before the measured ones: past V8's optimizing compiles (fastcar and sidecar). */
 const WARM_WALKS = 12;
+/** Measured walks per service, of which the median counts. */
+const MEASURED_WALKS = 5;
 const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
 
 const PRAPI_BIN = process.env.PRAPI_BIN;
 /** `Core_version`, however asked (legacy or archive_v1). */
 const isCoreVersion = (call: RelayedCall) =>
   (call.method === 'state_call' && call.params?.[0] === 'Core_version') || (call.method === 'archive_v1_call' && call.params?.[1] === 'Core_version');
-/** A runtime call at a block: its answer never changes. */
-const isRuntimeCall = (call: RelayedCall) => call.method === 'state_call' || call.method === 'archive_v1_call';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -210,10 +209,10 @@ async function main() {
   //    polkadot-rest-api (no block cache) when at hand; the raw fetch again, in the same turns.
   const memo = await startMemoRelay(devnet.wsUrl, isCoreVersion);
   if (!PRAPI_BIN) say('polkadot-rest-api: skipped (set PRAPI_BIN=path/to/polkadot-rest-api to compare with it)');
-  const startServices = async (nodeUrl: string, prapiNodeUrl = nodeUrl): Promise<Peer[]> => [
+  const startServices = async (nodeUrl: string): Promise<Peer[]> => [
     await startFastcarProcess(nodeUrl, { FASTCAR_CACHE_MAX_BYTES: '1' }),
     await startSidecar(nodeUrl),
-    ...(PRAPI_BIN ? [await startPrapi(PRAPI_BIN, prapiNodeUrl)] : []),
+    ...(PRAPI_BIN ? [await startPrapi(PRAPI_BIN, nodeUrl)] : []),
   ];
   const names = ['fastcar', 'sidecar', 'prapi'] as const;
   /** Each service's path prefix: polkadot-rest-api serves sidecar's routes under /v1. */
@@ -271,36 +270,35 @@ async function main() {
     say(`cold /blocks/${big} (${name}): fastcar ${m.fastcarMs} ms, sidecar ${m.sidecarMs} ms -> ${round(m.sidecarMs / m.fastcarMs)}x sidecar${prapi}; ${round(m.fastcarMs / rawInTurns)}x the raw fetch`);
   }
 
-  // 4. Cold walk of 20-200 at c=10 through a warm caching proxy (the node answering at once); polkadot-rest-api
-  //    through the runtime-call memo (see the top); each service's process CPU per block over its measured walks.
+  // 4. Cold walk of 20-200 at c=10 through one warm caching proxy for all (the node answering at once);
+  //    each service's process CPU per block over its measured walks.
   const proxy = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
   const proxyUrl = `ws://${proxy.address}`;
-  const runtimeMemo = await startMemoRelay(devnet.wsUrl, isRuntimeCall);
   const walkPaths = (name: string, round: number) => Array.from({ length: 181 }, (_, i) => `${prefixOf(name)}/blocks/${20 + i}?paraId=${round}`);
   // The first walks fill the proxy with what each service asks.
   await withPeers(
-    () => startServices(proxyUrl, runtimeMemo.url),
+    () => startServices(proxyUrl),
     async (peers) => {
       for (const [i, peer] of peers.entries()) await walk(peer.url, walkPaths(names[i], 0), 10);
     },
   );
   const walked = await withPeers(
-    () => startServices(proxyUrl, runtimeMemo.url),
+    () => startServices(proxyUrl),
     async (peers) => {
       // A long-running indexer's process is warm: each walks the range WARM_WALKS times first, each
       // time under another paraId (a new key in sidecar's block cache; the others have none). V8
       // goes on compiling hot functions for the first couple of thousand requests: three walks
       // were not enough, and measured that compiling (a third of the CPU) rather than the work.
       for (let round = 1; round <= WARM_WALKS; round++) for (const [i, peer] of peers.entries()) await walk(peer.url, walkPaths(names[i], round), 10);
-      // Then three measured walks each, taken in turns (new keys again), and the median of each:
-      // on a shared 2-core machine one walk can meet another tenant's burst.
+      // Then MEASURED_WALKS measured walks each, taken in turns (new keys again), and the median
+      // of each: on a shared 2-core machine one walk can meet another tenant's burst.
       const measured = peers.map(() => [] as Walked[]);
-      for (let round = WARM_WALKS + 1; round <= WARM_WALKS + 3; round++) {
+      for (let round = WARM_WALKS + 1; round <= WARM_WALKS + MEASURED_WALKS; round++) {
         for (const [i, peer] of peers.entries()) measured[i].push(await walk(peer.url, walkPaths(names[i], round), 10, peer.pid));
       }
       const middle = (runs: Walked[]) => ({
-        rps: [...runs].sort((a, b) => a.rps - b.rps)[1].rps,
-        cpuMsPerBlock: [...runs].map((run) => run.cpuMsPerBlock ?? 0).sort((a, b) => a - b)[1],
+        rps: median(runs.map((run) => run.rps)),
+        cpuMsPerBlock: median(runs.map((run) => run.cpuMsPerBlock ?? 0)),
         non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
         walks: runs.map((run) => run.rps),
         cpuWalks: runs.map((run) => run.cpuMsPerBlock),
@@ -308,7 +306,6 @@ async function main() {
       return Object.fromEntries(measured.map((runs, i) => [names[i], middle(runs)]));
     },
   );
-  await runtimeMemo.close();
   await proxy.proxy.close();
   figures.coldWalk = walked.result;
   const { fastcar: walkFastcar, sidecar: walkSidecar, prapi: walkPrapi } = walked.result;
@@ -318,7 +315,7 @@ async function main() {
   say(`  process CPU per block: fastcar ${walkFastcar.cpuMsPerBlock} ms, sidecar ${walkSidecar.cpuMsPerBlock} ms`);
   if (walkPrapi) {
     say(
-      `  polkadot-rest-api (reaching the devnet itself: bounded by it): ${walkPrapi.rps} req/s (fastcar ${round(walkFastcar.rps / walkPrapi.rps)}x it), CPU per block ${walkPrapi.cpuMsPerBlock} ms (fastcar's is ${round(walkFastcar.cpuMsPerBlock / walkPrapi.cpuMsPerBlock)} of it), non-2xx ${walkPrapi.non2xx}`,
+      `  polkadot-rest-api: ${walkPrapi.rps} req/s (fastcar ${round(walkFastcar.rps / walkPrapi.rps)}x it), CPU per block ${walkPrapi.cpuMsPerBlock} ms (fastcar's is ${round(walkFastcar.cpuMsPerBlock / walkPrapi.cpuMsPerBlock)} of it), non-2xx ${walkPrapi.non2xx}`,
     );
   }
 

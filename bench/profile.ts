@@ -137,21 +137,34 @@ async function main() {
   });
   const url = `http://127.0.0.1:${port}`;
   const paths = (variant: number) => Array.from({ length: 181 }, (_, i) => `/blocks/${20 + i}?paraId=${variant}`);
+  // PROFILE_BIG: that many cold answers of the devnet's biggest block (17) first, as a process serving every kind of block has made.
+  for (let i = 0; i < Number(process.env.PROFILE_BIG ?? 0); i++) await (await fetch(`${url}/blocks/17?paraId=${1000 + i}`)).arrayBuffer();
   // The first walk fills the proxy; the others let the JIT settle (PROFILE_WARMUP walks in all).
   for (let variant = 0; variant < WARMUP; variant++) await walk(url, paths(variant));
-  const before = processCpuSplitMs(child.pid!);
-  const threadsBefore = threadCpuMs(child.pid!);
-  const started = performance.now();
   const from = monotonicUs();
   let failed = 0;
-  for (let variant = WARMUP; variant < WARMUP + WALKS; variant++) failed += await walk(url, paths(variant));
+  let [user, system, walkMs] = [0, 0, 0];
+  const threadMs = new Map<string, number>();
+  // PROFILE_GAP_MS: a pause before each measured walk, as when other services take their turns
+  // (CPU is counted over the walks only, not over the pauses).
+  const gapMs = Number(process.env.PROFILE_GAP_MS ?? 0);
+  for (let variant = WARMUP; variant < WARMUP + WALKS; variant++) {
+    if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+    const before = processCpuSplitMs(child.pid!);
+    const threadsBefore = threadCpuMs(child.pid!);
+    const walkStarted = performance.now();
+    failed += await walk(url, paths(variant));
+    walkMs += performance.now() - walkStarted;
+    const after = processCpuSplitMs(child.pid!);
+    user += after.user - before.user;
+    system += after.system - before.system;
+    for (const [name, ms] of threadCpuMs(child.pid!)) threadMs.set(name, (threadMs.get(name) ?? 0) + ms - (threadsBefore.get(name) ?? 0));
+  }
   const blocks = WALKS * 181;
-  const after = processCpuSplitMs(child.pid!);
-  const [user, system] = [after.user - before.user, after.system - before.system];
-  const threads = [...threadCpuMs(child.pid!)].map(([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0);
+  const threads = [...threadMs].filter(([, ms]) => ms > 0);
   const cpu = user + system;
   const to = monotonicUs();
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = walkMs / 1000;
   console.log(`cold walk 20-200 x${WALKS}, c=${CONNECTIONS}, via warm proxy: ${(blocks / seconds).toFixed(1)} req/s, process CPU ${(cpu / blocks).toFixed(3)} ms per block (user ${(user / blocks).toFixed(3)}, system ${(system / blocks).toFixed(3)}), failed ${failed}`);
   console.log(`  by thread, ms per block: ${threads.map(([name, ms]) => `${name} ${(ms / blocks).toFixed(3)}`).join(', ')}`);
   await new Promise<void>((resolve) => {
