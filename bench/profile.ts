@@ -136,7 +136,9 @@ async function main() {
     child.once('exit', (code) => reject(new Error(`fastcar exited with ${code}`)));
   });
   const url = `http://127.0.0.1:${port}`;
-  const paths = (variant: number) => Array.from({ length: 181 }, (_, i) => `/blocks/${20 + i}?paraId=${variant}`);
+  // PROFILE_BLOCK: one block asked 181 times per walk instead (17: the devnet's biggest).
+  const only = process.env.PROFILE_BLOCK;
+  const paths = (variant: number) => Array.from({ length: 181 }, (_, i) => `/blocks/${only ?? 20 + i}?paraId=${variant}`);
   // PROFILE_BIG: that many cold answers of the devnet's biggest block (17) first, as a process serving every kind of block has made.
   for (let i = 0; i < Number(process.env.PROFILE_BIG ?? 0); i++) await (await fetch(`${url}/blocks/17?paraId=${1000 + i}`)).arrayBuffer();
   // The first walk fills the proxy; the others let the JIT settle (PROFILE_WARMUP walks in all).
