@@ -14,7 +14,8 @@ import { startRelay } from '../harness/relay';
 class HeldBackFinalized extends FinalizedHead {
   constructor(
     node: NodeClient,
-    private readonly heldAt: number,
+    /** Where the finalized height is held; a test may move it. */
+    public heldAt: number,
   ) {
     super(node);
   }
@@ -127,6 +128,30 @@ describe('windows of height hashes', () => {
     expect([a, b]).toEqual([await node.getBlockHash(3), await node.getBlockHash(4)]);
     expect([first.stats.rpcCalls, first.stats.waves]).toEqual([1, 1]);
     expect([second.stats.rpcCalls, second.stats.waves]).toEqual([0, 1]);
+  });
+
+  it('grows a window near the finalized head by the heights it lacks only', async () => {
+    const lists: number[][] = [];
+    const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => {
+      if (call.method === 'chain_getBlockHash' && Array.isArray(call.params?.[0])) lists.push(call.params[0] as number[]);
+      return undefined;
+    });
+    const through = new NodeClient({ url: relay.url, timeoutMs: 30_000 });
+    try {
+      await through.ready();
+      // A finalized head that moves a height at a time, as a live chain's does.
+      const head = new HeldBackFinalized(through, 3);
+      const chain = chainServices(through, head, new TieredCache(1024 * 1024), (await through.getBlockHash(0))!);
+      for (const height of [3, 4, 5]) {
+        head.heldAt = height;
+        const { ids } = idsFor(chain);
+        expect(await ids.hashOf(height)).toBe(await node.getBlockHash(height));
+      }
+      expect(lists).toEqual([[0, 1, 2, 3], [4], [5]]);
+    } finally {
+      await through.disconnect();
+      await relay.close();
+    }
   });
 
   it('falls back to one height per call on a node that answers a list with anything else, and keeps nothing of that answer', async () => {

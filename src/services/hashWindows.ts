@@ -54,15 +54,18 @@ export class HashWindows {
   }
 
   private async fetch(node: NodeClient, start: number, end: number): Promise<Window> {
-    const heights = Array.from({ length: end - start + 1 }, (_, i) => start + i);
+    // Near the finalized head a window grows a height at a time: only the heights it lacks are asked.
+    const kept = this.windows.get(start) ?? [];
+    const from = kept.length < end - start + 1 ? start + kept.length : start;
+    const heights = Array.from({ length: end - from + 1 }, (_, i) => from + i);
     const answer: unknown = await node.getBlockHashes(heights);
     // Kept only if every entry is a hash (or null): an answer of another shape teaches us the node takes no lists.
     if (!Array.isArray(answer) || answer.length !== heights.length || !answer.every((hash) => hash === null || (typeof hash === 'string' && HASH.test(hash)))) {
       throw new IncompleteNodeAnswerError('The node answered a list of heights with something other than their hashes.');
     }
-    const window = answer as Window;
-    const kept = this.windows.get(start);
-    if (!kept || kept.length < window.length) this.windows.set(start, window);
+    const window: Window = from === start ? (answer as Window) : [...kept.slice(0, from - start), ...(answer as Window)];
+    const now = this.windows.get(start);
+    if (!now || now.length < window.length) this.windows.set(start, window);
     return window;
   }
 }
