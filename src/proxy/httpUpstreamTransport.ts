@@ -5,9 +5,9 @@
 // watch, so "connected" means the provider has answered: a light call tells at
 // start, and again every second after the provider could not be reached.
 // HTTP carries no subscriptions; the pool holds those on WebSocket upstreams.
-import { HttpRpcThrottledError, HttpRpcTimeoutError, HttpRpcTransport, HttpRpcUnavailableError, RpcErrorReply } from '../rpc/httpTransport';
+import { HttpRpcThrottledError, HttpRpcTimeoutError, HttpRpcTransport, HttpRpcUnavailableError, RpcErrorReply, type HttpRpcCounts } from '../rpc/httpTransport';
 import { RpcCode } from '../rpc/rpcCodes';
-import { UpstreamRpcError, UpstreamTimeoutError, WsTransport, type HttpUpstreamCounts, type HttpUpstreamSettings, type TransportFactory, type UpstreamTransport } from './transport';
+import { UpstreamRpcError, UpstreamTimeoutError, WsTransport, type HttpUpstreamSettings, type TransportFactory, type UpstreamTransport } from './transport';
 
 /** The provider is asked again this often while it cannot be reached. */
 const REPROBE_MS = 1000;
@@ -38,7 +38,7 @@ export class HttpUpstreamTransport implements UpstreamTransport {
     return this.answered;
   }
 
-  get httpCounts(): HttpUpstreamCounts {
+  get httpCounts(): HttpRpcCounts {
     return this.http.counts;
   }
 

@@ -17,6 +17,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 import { urlForLogs, type Logger } from '../logger';
+import type { HttpRpcCounts } from '../rpc/httpTransport';
 import { RpcCode } from '../rpc/rpcCodes';
 import { AnswerCache, resultText, type ResultText } from './answerCache';
 import { decide } from './cachePolicy';
@@ -29,7 +30,6 @@ import { Outgoing, WebSocketWriter, writeHttpAnswer } from './outgoing';
 import type { ProxyLimits } from './proxyConfig';
 import { judge } from './resultShapes';
 import { Slots } from './slots';
-import type { HttpUpstreamCounts } from './transport';
 import { AbandonedCallError, NoUpstreamError, UpstreamRpcError, UpstreamTimeoutError, type UpstreamPool } from './upstreams';
 
 export interface ProxyOptions extends ProxyLimits {
@@ -152,7 +152,7 @@ export class RpcProxy {
     upstreamGauge('proxy_upstream_subscriptions', 'Subscriptions held at the upstream', (u) => u.subscriptions);
     upstreamGauge('proxy_upstream_connections', 'Connections open to the upstream', (u) => u.connections);
     // An http(s):// upstream (a hosted provider): what its calls cost in requests, and its limits at work.
-    const httpTotal = (name: string, help: string, read: (counts: HttpUpstreamCounts) => number) =>
+    const httpTotal = (name: string, help: string, read: (counts: HttpRpcCounts) => number) =>
       new Counter({
         name,
         help,

@@ -2,6 +2,7 @@
 // connection, so that another kind (HTTP, say) can stand in for a WebSocket.
 // Errors keep the node's own JSON-RPC errors apart from transport failures
 // and from calls the node did not answer in time.
+import type { HttpRpcCounts, HttpRpcOptions } from '../rpc/httpTransport';
 import { RpcErrorReply } from '../rpc/rpcErrorReply';
 import { WsRpcClient, WsRpcTimeoutError } from '../rpc/wsRpcClient';
 
@@ -31,23 +32,12 @@ export interface UpstreamTransport {
   /** Resolves once the first connection is open. */
   readonly ready: Promise<unknown>;
   /** Over HTTP(S): the requests sent and what the provider's limits did to them, running totals. */
-  readonly httpCounts?: HttpUpstreamCounts;
+  readonly httpCounts?: HttpRpcCounts;
   close(): Promise<void>;
 }
 
-export interface HttpUpstreamCounts {
-  requests: number;
-  throttled: number;
-  retries: number;
-  batchesRefused: number;
-}
-
 /** How an HTTP(S) upstream is used: calls per batch POST, POSTs in flight and per second. */
-export interface HttpUpstreamSettings {
-  maxBatch: number;
-  maxInFlight: number;
-  ratePerSecond: number;
-}
+export type HttpUpstreamSettings = Pick<HttpRpcOptions, 'maxBatch' | 'maxInFlight' | 'ratePerSecond'>;
 
 /** Opens a transport to `url` whose calls give up after `timeoutMs`; `http` applies to an HTTP(S) URL. */
 export type TransportFactory = (url: string, timeoutMs: number, http?: HttpUpstreamSettings) => UpstreamTransport;

@@ -11,11 +11,12 @@
 // up: a client cannot leave work at the node and send as much again.
 // Subscriptions spread over several connections to a node, each holding at
 // most as many as a node allows on one connection.
+import type { HttpRpcCounts } from '../rpc/httpTransport';
 import { RpcCode } from '../rpc/rpcCodes';
 import type { Verdict } from './resultShapes';
 import { AbandonedCallError, Slots } from './slots';
 import { transportForUrl } from './httpUpstreamTransport';
-import { UpstreamRpcError, UpstreamTimeoutError, type HttpUpstreamCounts, type HttpUpstreamSettings, type TransportFactory, type UpstreamTransport } from './transport';
+import { UpstreamRpcError, UpstreamTimeoutError, type HttpUpstreamSettings, type TransportFactory, type UpstreamTransport } from './transport';
 
 export { AbandonedCallError } from './slots';
 export { UpstreamRpcError, UpstreamTimeoutError } from './transport';
@@ -82,7 +83,7 @@ export class Upstream {
   }
 
   /** Over HTTP(S): requests sent, and the provider's limits at work (undefined over WebSocket). */
-  get httpCounts(): HttpUpstreamCounts | undefined {
+  get httpCounts(): HttpRpcCounts | undefined {
     return this.primary.httpCounts;
   }
 

@@ -26,6 +26,15 @@ export interface HttpRpcHooks {
   onBatchRefused?(reason: 'tooLarge' | 'refused'): void;
 }
 
+/** Running totals: POSTs sent, calls carried, throttled answers, calls sent again, batches refused. */
+export interface HttpRpcCounts {
+  requests: number;
+  calls: number;
+  throttled: number;
+  retries: number;
+  batchesRefused: number;
+}
+
 export interface HttpRpcOptions {
   url: string;
   /** Calls in one batch POST; a larger wave is split (learned down if the server says a batch is too large). Default 100. */
@@ -159,7 +168,7 @@ export class HttpRpcTransport {
   private readonly limits: AdaptiveLimits;
   private lastRetryAfterMs = 1000;
 
-  readonly counts = { requests: 0, calls: 0, throttled: 0, retries: 0, batchesRefused: 0 };
+  readonly counts: HttpRpcCounts = { requests: 0, calls: 0, throttled: 0, retries: 0, batchesRefused: 0 };
 
   constructor(options: HttpRpcOptions) {
     const url = new URL(options.url);
