@@ -26,4 +26,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.FASTCAR_PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "--no-memory-reducer", "dist/src/main.js"]

@@ -19,6 +19,11 @@
 // `archive_v1_*` methods where the node lists them; the proxy lists only what it serves,
 // so behind it (the walk) it reads through the legacy `chain_*`/`state_*` ones, which the
 // warm proxy answers from its cache as it does for the others.
+// Each walk also prints what ran beside it (this process: the client, the proxy and the
+// devnet; the idle services) and the service's main thread apart from V8's helper threads.
+// DECODE_ONLY=walk: the walk alone. BENCH_FASTCAR_NODE_ARGS / BENCH_FASTCAR_STDOUT (in
+// harness/processes.ts): flags for fastcar's node and a file for its output, to try V8's
+// settings and read its --trace-* output.
 // Prints the figures and writes bench/results/decode.json.
 import '../devnet/quiet';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -30,7 +35,7 @@ import autocannon from 'autocannon';
 
 import { serveStoredChain } from '../devnet/cli';
 import { askEach } from '../harness/http';
-import { peakRssMb, processCpuMs, startFastcarProcess, startPrapi, startSidecar, type Peer } from '../harness/processes';
+import { peakRssMb, processCpuMs, threadCpuMs, startFastcarProcess, startPrapi, startSidecar, type Peer } from '../harness/processes';
 import { startMemoRelay, type RelayedCall } from '../harness/relay';
 import { connectRpc, type RpcClient } from '../harness/rpcClient';
 import { startSpamNode } from '../harness/spamBlock';
@@ -60,6 +65,8 @@ const MEASURED_WALKS = 5;
 const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
 
 const PRAPI_BIN = process.env.PRAPI_BIN;
+/** DECODE_ONLY=walk: the walk alone (a couple of minutes), nothing written. */
+const ONLY_WALK = process.env.DECODE_ONLY === 'walk';
 /** `Core_version`, however asked (legacy or archive_v1). */
 const isCoreVersion = (call: RelayedCall) =>
   (call.method === 'state_call' && call.params?.[0] === 'Core_version') || (call.method === 'archive_v1_call' && call.params?.[1] === 'Core_version');
@@ -110,16 +117,33 @@ interface Walked {
   non2xx: number;
   /** The service's process CPU per request over the walk, in ms (when its pid was given). */
   cpuMsPerBlock?: number;
+  /** Of which its main thread's (the rest: V8's helper threads compiling and collecting, libuv's pool). */
+  mainThreadMsPerBlock?: number;
+  /** What else ran meanwhile, per request, in ms: this process (the client, the proxy, the devnet) and the idle services. */
+  besideMsPerBlock?: { harness: number; others: number };
 }
 
-/** Each path once, `connections` at a time: requests per second (and the CPU per request of process `pid`). */
-async function walk(baseUrl: string, paths: string[], connections: number, pid?: number): Promise<Walked> {
-  const cpuBefore = pid ? processCpuMs(pid) : 0;
+/**
+ * Each path once, `connections` at a time: requests per second (and the CPU per request of
+ * process `pid`, with what this process and the processes `others` spent meanwhile).
+ */
+async function walk(baseUrl: string, paths: string[], connections: number, pid?: number, others: number[] = []): Promise<Walked> {
+  const cpuOf = (pids: number[]) => pids.reduce((sum, other) => sum + processCpuMs(other), 0);
+  const [cpuBefore, othersBefore, harnessBefore] = [pid ? processCpuMs(pid) : 0, cpuOf(others), process.cpuUsage()];
+  const mainBefore = pid ? (threadCpuMs(pid).get('main') ?? 0) : 0;
   const started = performance.now();
   const non2xx = await askEach(baseUrl, paths, connections);
   const rps = round(paths.length / ((performance.now() - started) / 1000));
   if (!pid) return { rps, non2xx };
-  return { rps, non2xx, cpuMsPerBlock: Math.round(((processCpuMs(pid) - cpuBefore) / paths.length) * 1000) / 1000 };
+  const perBlock = (ms: number) => Math.round((ms / paths.length) * 1000) / 1000;
+  const harness = process.cpuUsage(harnessBefore);
+  return {
+    rps,
+    non2xx,
+    cpuMsPerBlock: perBlock(processCpuMs(pid) - cpuBefore),
+    mainThreadMsPerBlock: perBlock((threadCpuMs(pid).get('main') ?? 0) - mainBefore),
+    besideMsPerBlock: { harness: perBlock((harness.user + harness.system) / 1000), others: perBlock(cpuOf(others) - othersBefore) },
+  };
 }
 
 /** Decode CPU of one block, both readings, in this process (median of runs, after a warm-up). */
@@ -225,7 +249,10 @@ async function main() {
       // of each: on a shared 2-core machine one walk can meet another tenant's burst.
       const measured = peers.map(() => [] as Walked[]);
       for (let round = WARM_WALKS + 1; round <= WARM_WALKS + MEASURED_WALKS; round++) {
-        for (const [i, peer] of peers.entries()) measured[i].push(await walk(peer.url, walkPaths(names[i], round), 10, peer.pid));
+        for (const [i, peer] of peers.entries()) {
+          const others = peers.filter((other) => other !== peer).map((other) => other.pid);
+          measured[i].push(await walk(peer.url, walkPaths(names[i], round), 10, peer.pid, others));
+        }
       }
       const middle = (runs: Walked[]) => ({
         rps: median(runs.map((run) => run.rps)),
@@ -233,6 +260,9 @@ async function main() {
         non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
         walks: runs.map((run) => run.rps),
         cpuWalks: runs.map((run) => run.cpuMsPerBlock),
+        mainThreadWalks: runs.map((run) => run.mainThreadMsPerBlock),
+        harnessCpuWalks: runs.map((run) => run.besideMsPerBlock?.harness),
+        othersCpuWalks: runs.map((run) => run.besideMsPerBlock?.others),
       });
       return Object.fromEntries(measured.map((runs, i) => [names[i], middle(runs)]));
     },
@@ -240,6 +270,11 @@ async function main() {
   await proxy.proxy.close();
   figures.coldWalk = walked.result;
   const { fastcar: walkFastcar, sidecar: walkSidecar, prapi: walkPrapi } = walked.result;
+  for (const name of names) {
+    const runs = walked.result[name];
+    if (!runs) continue;
+    say(`  ${name}'s walks: ${runs.walks.join(', ')} req/s; its CPU per block ${runs.cpuWalks.join(', ')} ms (main thread ${runs.mainThreadWalks.join(', ')}); meanwhile this process ${runs.harnessCpuWalks.join(', ')}, the idle services ${runs.othersCpuWalks.join(', ')}`);
+  }
   say(
     `cold walk 20-200, fees, c=10, via warm proxy: fastcar ${walkFastcar.rps} req/s, sidecar ${walkSidecar.rps} req/s -> ${round(walkFastcar.rps / walkSidecar.rps)}x (non-2xx ${walkFastcar.non2xx}/${walkSidecar.non2xx})`,
   );
@@ -248,6 +283,11 @@ async function main() {
     say(
       `  polkadot-rest-api: ${walkPrapi.rps} req/s (fastcar ${round(walkFastcar.rps / walkPrapi.rps)}x it), CPU per block ${walkPrapi.cpuMsPerBlock} ms (fastcar's is ${round(walkFastcar.cpuMsPerBlock / walkPrapi.cpuMsPerBlock)} of it), non-2xx ${walkPrapi.non2xx}`,
     );
+  }
+  if (ONLY_WALK) {
+    client.close();
+    await devnet.close();
+    return;
   }
 
   console.error('spam block: signing and encoding...');

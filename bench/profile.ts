@@ -16,6 +16,7 @@ import { serveStoredChain } from '../devnet/cli';
 import { askEach } from '../harness/http';
 import { freePort, processCpuSplitMs, threadCpuMs } from '../harness/processes';
 import { createLogger } from '../src/logger';
+import { NODE_FLAGS } from '../src/nodeFlags';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 
@@ -125,7 +126,7 @@ async function main() {
   const main = process.env.PROFILE_MAIN ?? join(ROOT, 'dist', 'src', 'main.js');
   // PROFILE_NODE_ARGS: flags for fastcar's node (V8's among them), to try a setting out.
   const nodeArgs = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, ...profilerArgs, main], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, ...profilerArgs, main], {
     env: { ...process.env, FASTCAR_NODE_URL: `ws://${proxy.address}`, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', FASTCAR_CACHE_MAX_BYTES: '1', ...(process.env.PROFILE_ENV ? JSON.parse(process.env.PROFILE_ENV) : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

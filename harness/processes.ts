@@ -3,9 +3,11 @@
 // free ports; the memory a process reached. One home, so that test/ and bench/
 // need not import each other.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
+
+import { NODE_FLAGS } from '../src/nodeFlags';
 
 const ROOT = join(__dirname, '..');
 
@@ -133,7 +135,7 @@ export async function startRedis(): Promise<Peer & { port: number }> {
 /** The caching JSON-RPC proxy in a process of its own (from source), as an operator runs it. */
 export async function startProxyProcess(upstreams: string[], env: Record<string, string> = {}): Promise<Peer & { port: number; child: ChildProcess }> {
   const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'proxy'], {
+    const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'proxy'], {
     env: { ...process.env, PROXY_UPSTREAMS: upstreams.join(','), PROXY_PORT: String(port), PROXY_LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -167,11 +169,15 @@ export const rssMb = (pid: number) => statusMb(pid, 'VmRSS');
 export async function startFastcarProcess(nodeUrl: string, env: Record<string, string> = {}, fromSource = false): Promise<Peer & { metricsUrl: string }> {
   const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
   const args = fromSource ? ['--import', 'tsx', join(ROOT, 'src', 'main.ts')] : [join(ROOT, 'dist', 'src', 'main.js')];
-  const child = spawn(process.execPath, args, {
+  // BENCH_FASTCAR_NODE_ARGS: flags for fastcar's node (V8's among them), to try a setting out in a bench.
+  const nodeArgs = (process.env.BENCH_FASTCAR_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, ...args], {
     // The extrinsic index off unless asked for, as in harness/fastcar.ts.
     env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // BENCH_FASTCAR_STDOUT: a file to keep its output in (V8's --trace-* flags print there).
+  if (process.env.BENCH_FASTCAR_STDOUT) child.stdout.pipe(createWriteStream(process.env.BENCH_FASTCAR_STDOUT, { flags: 'a' }));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('fastcar ready') && resolve());
     child.once('exit', (code) => reject(new Error(`fastcar exited with ${code}`)));
@@ -196,7 +202,7 @@ export async function startMainProcess(env: Record<string, string>, readyText: s
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of ['FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL']) delete base[name];
   // Metrics on a free port, never the fixed default another run may hold.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], { env: { ...base, FASTCAR_METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(ROOT, 'src', 'main.ts')], { env: { ...base, FASTCAR_METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const stop = () => stopChild(child);
   await new Promise<void>((resolve, reject) => {
     let out = '';

@@ -6,6 +6,7 @@ import cluster from 'node:cluster';
 
 import { ConfigError, HELP, loadConfig, type Config } from './config';
 import { createLogger, urlForLogs, type Logger } from './logger';
+import { missingNodeFlags } from './nodeFlags';
 import { startFastcar } from './server';
 
 interface Nodes {
@@ -43,6 +44,8 @@ function onSignal(stop: () => Promise<unknown>) {
 }
 
 async function runPrimary(config: Config, logger: Logger, { nodeUrl, relayUrl, stop: stopDevnet }: Nodes) {
+  // Workers run with fastcar's node flags even when the primary was started without them.
+  cluster.setupPrimary({ execArgv: [...process.execArgv, ...missingNodeFlags()] });
   const workerEnv = { FASTCAR_NODE_URL: nodeUrl, ...(relayUrl ? { FASTCAR_RELAY_URL: relayUrl } : {}) };
   for (let i = 0; i < config.workers; i++) cluster.fork(workerEnv);
   let ready = 0;
@@ -80,6 +83,10 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  const missing = missingNodeFlags();
+  if (missing.length > 0 && config.workers <= 1) {
+    logger.warn({ missing }, 'node started without fastcar\'s flags (npm start and the image pass them): hot code is recompiled after idle pauses');
+  }
   if (cluster.isWorker) {
     const fastcar = await startFastcar({ ...config, nodeUrl: config.nodeUrl as string }, logger);
     process.send?.('ready');

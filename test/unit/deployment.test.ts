@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config';
+import { NODE_FLAGS } from '../../src/nodeFlags';
 import { loadProxyConfig, PROXY_VARIABLES } from '../../src/proxy/proxyConfig';
 
 const root = join(__dirname, '..', '..');
@@ -46,7 +47,7 @@ it('runs the proxy from the image with variables it reads, in front of the node,
   const env = proxy.environment ?? {};
   for (const name of Object.keys(env)) expect(PROXY_VARIABLES).toContain(name);
   const config = loadProxyConfig([], env);
-  expect(proxy.command).toEqual(['node', 'dist/src/main.js', 'proxy']);
+  expect(proxy.command).toEqual(['node', ...NODE_FLAGS, 'dist/src/main.js', 'proxy']);
   expect(config.host).toBe('0.0.0.0');
   expect(proxy.expose).toEqual([String(config.port)]);
   expect(proxy.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${config.port}/health`);
@@ -140,8 +141,15 @@ it('builds a multi-stage image that runs as a non-root user with a /health check
   expect(dockerfile.match(/^FROM /gm)).toHaveLength(2);
   expect(dockerfile).toMatch(/^USER node$/m);
   expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/health/);
-  expect(dockerfile).toMatch(/CMD \["node", "dist\/src\/main.js"\]/);
+  expect(dockerfile).toContain(`CMD ${JSON.stringify(['node', ...NODE_FLAGS, 'dist/src/main.js']).replaceAll(',', ', ')}`);
   expect(JSON.parse(read('package.json')).main).toBe('dist/src/main.js');
+});
+
+it('starts fastcar with its node flags wherever it is launched: npm start, the image, the harness', () => {
+  expect(NODE_FLAGS.length).toBeGreaterThan(0);
+  expect(JSON.parse(read('package.json')).scripts.start).toBe(`node ${NODE_FLAGS.join(' ')} dist/src/main.js`);
+  // The harness's processes (tests, benches) run as a deployment does.
+  for (const file of ['harness/processes.ts', 'bench/profile.ts']) expect(read(file)).toMatch(/\.\.\.NODE_FLAGS/);
 });
 
 describe('the compose file for a hosted provider (deploy/hosted-provider.compose.yml)', () => {
