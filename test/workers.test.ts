@@ -1,11 +1,13 @@
 // WORKERS=2: two server processes share the port; both answer, and a stop
 // signal takes the whole group down.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 import type { Devnet } from '../devnet/chain';
 import { startDevnet } from './support/devnet';
 import { getJson } from '../harness/http';
 import { freePort, startMainProcess } from '../harness/processes';
+import { NODE_FLAGS } from '../src/nodeFlags';
 
 let devnet: Devnet;
 
@@ -17,14 +19,16 @@ afterAll(async () => {
   await devnet?.close();
 });
 
-it('runs the configured number of workers on one port, and stops them all', async () => {
+it('runs the configured number of workers on one port, with fastcar\'s node flags, and stops them all', async () => {
   const port = await freePort();
   let workers: number[] = [];
-  const main = await startMainProcess({ WORKERS: '2', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' }, 'fastcar ready: 2 workers');
+  // The primary started as a bare `node main.js` would be: its workers get the flags all the same.
+  const main = await startMainProcess({ WORKERS: '2', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' }, 'fastcar ready: 2 workers', []);
   const { child } = main;
   try {
     workers = execFileSync('pgrep', ['-P', String(child.pid), '-f', 'main.ts']).toString().trim().split('\n').map(Number);
     expect(workers).toHaveLength(2);
+    for (const pid of workers) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining([...NODE_FLAGS]));
     const answers = await Promise.all(Array.from({ length: 10 }, () => getJson(`http://127.0.0.1:${port}/blocks/3/header`)));
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
   } finally {
