@@ -17,7 +17,7 @@ export class TieredCache {
   readonly counters: CacheCounters = { hits: 0, misses: 0, redisHits: 0, redisErrors: 0 };
 
   constructor(
-    maxBytes: number,
+    private readonly maxBytes: number,
     private readonly redis?: RedisStore,
   ) {
     this.lru = new LRUCache<string, string>({
@@ -56,11 +56,19 @@ export class TieredCache {
     return undefined;
   }
 
+  /**
+   * Whether a value of `length` characters could be kept at all: lets a caller skip
+   * writing a value out for a cache that would refuse it (a big block beside a small
+   * or disabled in-process cache, and no Redis).
+   */
+  canKeep(length: number): boolean {
+    return this.redis !== undefined || length <= this.maxBytes;
+  }
+
   set(key: string, value: string): void {
     this.lru.set(key, value);
     this.redis?.set(key, value).catch(() => {
       this.counters.redisErrors += 1;
     });
   }
-
 }

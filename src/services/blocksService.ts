@@ -71,7 +71,7 @@ export class BlocksService {
     const key = answerKey(hash, query);
     const { promise } = this.builds.run(`${key}:${Number(checkCanonical)}`, () => this.builder.build(hash, query, { checkCanonical, parentHash }));
     const answer = await promise;
-    if (answer.immutable) this.cache.set(key, toCached(answer));
+    if (answer.immutable && this.cache.canKeep(answer.json.length)) this.cache.set(key, toCached(answer));
     return filterXcm(answer, query.paraId);
   }
 

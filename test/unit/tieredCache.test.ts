@@ -18,6 +18,24 @@ describe('TieredCache', () => {
     expect(cache.bytes).toBe(201);
   });
 
+  it('says a value too long for it cannot be kept, and never one it would keep', async () => {
+    const cache = new TieredCache(1000);
+    expect(cache.canKeep(1001)).toBe(false);
+    cache.set('long', 'x'.repeat(1001));
+    expect(await cache.get('long')).toBeUndefined();
+    expect(cache.canKeep(990)).toBe(true);
+    cache.set('fits', 'x'.repeat(990));
+    expect(await cache.get('fits')).toBe('x'.repeat(990));
+    // The in-process cache off (FASTCAR_CACHE_MAX_BYTES=1): nothing worth writing out.
+    expect(new TieredCache(1).canKeep(2)).toBe(false);
+  });
+
+  it('keeps what the in-process cache cannot hold when Redis is there to share it', async () => {
+    const redis = new RedisStore(`redis://127.0.0.1:${await freePort()}`, 'test:', 60);
+    expect(new TieredCache(1, redis).canKeep(1_000_000)).toBe(true);
+    await redis.close();
+  });
+
   it('answers misses, not errors, when Redis is unreachable', async () => {
     const port = await freePort(); // nothing listens here
     const redis = new RedisStore(`redis://127.0.0.1:${port}`, 'test:', 60);
