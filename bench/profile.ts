@@ -7,16 +7,14 @@
 // others (PROFILE_WARMUP): V8 goes on compiling hot functions on a helper thread for
 // the first couple of thousand requests, a third of the CPU while it lasts.
 import '../devnet/quiet';
-import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 import { serveStoredChain } from '../devnet/cli';
 import { askEach } from '../harness/http';
-import { freePort, processCpuSplitMs, threadCpuMs } from '../harness/processes';
+import { processCpuSplitMs, startFastcarProcess, threadCpuMs } from '../harness/processes';
 import { createLogger } from '../src/logger';
-import { NODE_FLAGS } from '../src/nodeFlags';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 
@@ -118,25 +116,17 @@ async function main() {
   const { devnet } = await serveStoredChain(0);
   const proxy = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
   const profileDir = mkdtempSync(join(tmpdir(), 'fastcar-profile-'));
-  const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
   // PROFILE=off: the CPU figure without the profiler's own cost.
   const profiling = process.env.PROFILE !== 'off';
-  const profilerArgs = profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  // PROFILE_MAIN: another build's main.js (say, a worktree of an older commit), for an A/B comparison.
-  const main = process.env.PROFILE_MAIN ?? join(ROOT, 'dist', 'src', 'main.js');
-  // PROFILE_NODE_ARGS: flags for fastcar's node (V8's among them), to try a setting out.
-  const nodeArgs = (process.env.PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, ...profilerArgs, main], {
-    env: { ...process.env, FASTCAR_NODE_URL: `ws://${proxy.address}`, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', FASTCAR_CACHE_MAX_BYTES: '1', ...(process.env.PROFILE_ENV ? JSON.parse(process.env.PROFILE_ENV) : {}) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  // PROFILE_STDOUT: a file to keep fastcar's output in (V8's --trace-* flags print there).
-  if (process.env.PROFILE_STDOUT) child.stdout.pipe(createWriteStream(process.env.PROFILE_STDOUT));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('fastcar ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`fastcar exited with ${code}`)));
-  });
-  const url = `http://127.0.0.1:${port}`;
+  // PROFILE_MAIN: another build's main.js, for an A/B comparison; PROFILE_ENV: more of fastcar's
+  // environment (JSON). Node flags to try and a file for fastcar's output: BENCH_FASTCAR_NODE_ARGS,
+  // BENCH_FASTCAR_STDOUT (harness/processes.ts).
+  const fastcar = await startFastcarProcess(
+    `ws://${proxy.address}`,
+    { FASTCAR_CACHE_MAX_BYTES: '1', ...(process.env.PROFILE_ENV ? (JSON.parse(process.env.PROFILE_ENV) as Record<string, string>) : {}) },
+    { main: process.env.PROFILE_MAIN, nodeArgs: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] },
+  );
+  const { url, pid } = fastcar;
   // PROFILE_BLOCK: one block asked 181 times per walk instead (17: the devnet's biggest).
   const only = process.env.PROFILE_BLOCK;
   const paths = (variant: number) => Array.from({ length: 181 }, (_, i) => `/blocks/${only ?? 20 + i}?paraId=${variant}`);
@@ -153,15 +143,15 @@ async function main() {
   const gapMs = Number(process.env.PROFILE_GAP_MS ?? 0);
   for (let variant = WARMUP; variant < WARMUP + WALKS; variant++) {
     if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
-    const before = processCpuSplitMs(child.pid!);
-    const threadsBefore = threadCpuMs(child.pid!);
+    const before = processCpuSplitMs(pid);
+    const threadsBefore = threadCpuMs(pid);
     const walkStarted = performance.now();
     failed += await walk(url, paths(variant));
     walkMs += performance.now() - walkStarted;
-    const after = processCpuSplitMs(child.pid!);
+    const after = processCpuSplitMs(pid);
     user += after.user - before.user;
     system += after.system - before.system;
-    for (const [name, ms] of threadCpuMs(child.pid!)) threadMs.set(name, (threadMs.get(name) ?? 0) + ms - (threadsBefore.get(name) ?? 0));
+    for (const [name, ms] of threadCpuMs(pid)) threadMs.set(name, (threadMs.get(name) ?? 0) + ms - (threadsBefore.get(name) ?? 0));
   }
   const blocks = WALKS * 181;
   const threads = [...threadMs].filter(([, ms]) => ms > 0);
@@ -170,10 +160,7 @@ async function main() {
   const seconds = walkMs / 1000;
   console.log(`cold walk 20-200 x${WALKS}, c=${CONNECTIONS}, via warm proxy: ${(blocks / seconds).toFixed(1)} req/s, process CPU ${(cpu / blocks).toFixed(3)} ms per block (user ${(user / blocks).toFixed(3)}, system ${(system / blocks).toFixed(3)}), failed ${failed}`);
   console.log(`  by thread, ms per block: ${threads.map(([name, ms]) => `${name} ${(ms / blocks).toFixed(3)}`).join(', ')}`);
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  await fastcar.stop();
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
   if (!profiling) return shutDown();
   if (!file) throw new Error('no profile written');

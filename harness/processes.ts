@@ -72,9 +72,7 @@ export function processCpuMs(pid: number): number {
 
 /** The same, in user space and in the kernel (system calls: sockets, epoll) apart. */
 export function processCpuSplitMs(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  const ms = (ticks: string) => (Number(ticks) * 1000) / CLOCK_TICKS_PER_SECOND;
-  return { user: ms(fields[11]), system: ms(fields[12]) };
+  return statCpuMs(`/proc/${pid}/stat`);
 }
 
 /** CPU time per thread of a process, in ms: the main thread as `main`, the others (V8's workers, libuv's pool) by name. */
@@ -83,13 +81,20 @@ export function threadCpuMs(pid: number): Map<string, number> {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = tid === String(pid) ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-      byName.set(name, (byName.get(name) ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND);
+      const { user, system } = statCpuMs(`/proc/${pid}/task/${tid}/stat`);
+      byName.set(name, (byName.get(name) ?? 0) + user + system);
     } catch {
       // The thread ended between the listing and the read.
     }
   }
   return byName;
+}
+
+/** utime and stime of a /proc stat file (a process's or a thread's), in ms. */
+function statCpuMs(path: string): { user: number; system: number } {
+  const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
+  const ms = (ticks: string) => (Number(ticks) * 1000) / CLOCK_TICKS_PER_SECOND;
+  return { user: ms(fields[11]), system: ms(fields[12]) };
 }
 
 /** USER_HZ: what /proc counts CPU time in, 100 on every Linux this runs on. */
@@ -162,16 +167,25 @@ export const peakRssMb = (pid: number) => statusMb(pid, 'VmHWM');
 /** VmRSS: resident memory now, in MB (0 once the process is gone). */
 export const rssMb = (pid: number) => statusMb(pid, 'VmRSS');
 
+export interface FastcarLaunch {
+  /** From the TypeScript sources (tsx) rather than dist/. */
+  fromSource?: boolean;
+  /** Another build's main.js (say, a worktree of an older commit), for an A/B comparison. */
+  main?: string;
+  /** Node flags beyond fastcar's own (a profiler's, say). */
+  nodeArgs?: readonly string[];
+}
+
 /**
  * fastcar in a process of its own, as a user runs it: from the build, or from the
  * TypeScript sources (for tests, which do not build).
  */
-export async function startFastcarProcess(nodeUrl: string, env: Record<string, string> = {}, fromSource = false): Promise<Peer & { metricsUrl: string }> {
+export async function startFastcarProcess(nodeUrl: string, env: Record<string, string> = {}, launch: FastcarLaunch = {}): Promise<Peer & { metricsUrl: string }> {
   const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
-  const args = fromSource ? ['--import', 'tsx', join(ROOT, 'src', 'main.ts')] : [join(ROOT, 'dist', 'src', 'main.js')];
+  const args = launch.fromSource ? ['--import', 'tsx', join(ROOT, 'src', 'main.ts')] : [launch.main ?? join(ROOT, 'dist', 'src', 'main.js')];
   // BENCH_FASTCAR_NODE_ARGS: flags for fastcar's node (V8's among them), to try a setting out in a bench.
-  const nodeArgs = (process.env.BENCH_FASTCAR_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, ...args], {
+  const tried = (process.env.BENCH_FASTCAR_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...tried, ...(launch.nodeArgs ?? []), ...args], {
     // The extrinsic index off unless asked for, as in harness/fastcar.ts.
     env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -68,7 +68,7 @@ it.each([
 ])('a node lost %s: 503, the process lives on, and recovers', async (_when, isCut, dropAfterMs) => {
   let dropping = false;
   const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => (dropping && isCut(call) ? { dropAfterMs } : undefined));
-  const fastcar = await startFastcarProcess(relay.url, { FASTCAR_CACHE_MAX_BYTES: '1' }, true);
+  const fastcar = await startFastcarProcess(relay.url, { FASTCAR_CACHE_MAX_BYTES: '1' }, { fromSource: true });
   try {
     dropping = true;
     const lost = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);
@@ -154,7 +154,7 @@ it('answers 504 when the node is slower than the timeout, and stays responsive m
 it('keeps its memory flat while a slow node turns a steady load into 504s', async () => {
   const relay = await startRelay(devnet.wsUrl);
   // A process of its own, so its memory is its own; a 1-byte cache: every request goes to the node.
-  const fastcar = await startFastcarProcess(relay.url, { FASTCAR_RPC_TIMEOUT_MS: '500', FASTCAR_CACHE_MAX_BYTES: '1' }, true);
+  const fastcar = await startFastcarProcess(relay.url, { FASTCAR_RPC_TIMEOUT_MS: '500', FASTCAR_CACHE_MAX_BYTES: '1' }, { fromSource: true });
   try {
     expect((await getJson(`${fastcar.url}/blocks/3`)).status).toBe(200); // runtime loaded
     relay.setDelay(800);

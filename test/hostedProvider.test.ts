@@ -259,7 +259,7 @@ describe('a provider with limits', () => {
 describe('over HTTP/2 with TLS', () => {
   it('fastcar in its own process, trusting the provider certificate, gets the same answers, every request HTTP/2 on one connection', async () => {
     const stand = await provider({ tls: true, delayMs: 20 });
-    const fastcar = await startFastcarProcess(stand.url, { ...COLD, ...NO_POLLS, NODE_EXTRA_CA_CERTS: stand.caPath!, FASTCAR_LOG_LEVEL: 'error' }, true);
+    const fastcar = await startFastcarProcess(stand.url, { ...COLD, ...NO_POLLS, NODE_EXTRA_CA_CERTS: stand.caPath!, FASTCAR_LOG_LEVEL: 'error' }, { fromSource: true });
     started.push({ close: () => fastcar.stop() });
     const paths = PATHS.filter((path) => !path.startsWith(`/blocks/${manifest.blocks.feeInAsset}`)).slice(0, 20);
     for (const answer of await askAll(fastcar.url, paths, 4)) {
