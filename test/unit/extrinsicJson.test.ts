@@ -3,7 +3,7 @@
 // instead of parsing the whole block and writing it again: the same bytes as
 // that, kept through the cache, and a figure of what each costs.
 import type { SidecarBlock } from '../../src/services/blockShape';
-import { extrinsicJson, fromCached, serializeBlock, toCached, type BlockAnswer } from '../../src/services/blockAnswer';
+import { extrinsicJson, extrinsicPlaces, fromCached, serializeBlock, serializePiecewise, toCached, type BlockAnswer } from '../../src/services/blockAnswer';
 import { loadPolkadotRecording } from '../support/recordedNode';
 
 const recording = loadPolkadotRecording();
@@ -44,6 +44,34 @@ describe('a block serialized with its extrinsics placed', () => {
     const answer = answerOf(body);
     expect(answer.json).toBe(JSON.stringify(body));
     for (let index = 0; index <= body.extrinsics.length; index++) expect(extrinsicJson(answer, index)).toBe(byParsing(answer.json, answer.number, answer.hash, index));
+  });
+
+  it.each(Object.keys(recording.recorded))('finds the places of recorded block %s in one JSON.stringify of it, as stringifying each extrinsic notes them', (number) => {
+    const body = recordedBody(number);
+    const json = JSON.stringify(body);
+    const listEnd = json.lastIndexOf('],"onFinalize":');
+    // The fast way is taken on real blocks (utility batches and nested calls among them), not only its fallback.
+    expect(extrinsicPlaces(json, body.extrinsics.length, listEnd)).toEqual(serializePiecewise(body).extrinsicsAt);
+  });
+
+  it('writes the pieces one by one when another object opens as an extrinsic does, and places each extrinsic right', () => {
+    const body = recordedBody(Object.keys(recording.recorded)[0]);
+    const [first] = body.extrinsics;
+    // An event and an argument shaped like an extrinsic's opening (call name, then a signature), and a struct whose last string field precedes one.
+    const lookalike = { method: { pallet: 'utility', method: 'batch' }, signature: null, args: {} };
+    const event = { method: { pallet: 'system', method: 'Remarked' }, data: [lookalike] };
+    const extrinsics = [
+      { ...first, events: [...first.events, event] },
+      { ...first, args: { heartbeat: { name: 'x' }, signature: '0x00', nested: lookalike } },
+      ...body.extrinsics.slice(1),
+    ];
+    const tricky = { ...body, extrinsics, onInitialize: { events: [event] } } as SidecarBlock;
+    const json = JSON.stringify(tricky);
+    expect(extrinsicPlaces(json, extrinsics.length, json.lastIndexOf('],"onFinalize":'))).toBeUndefined();
+    const answer = answerOf(tricky);
+    expect(answer.json).toBe(json);
+    expect(answer.extrinsicsAt).toEqual(serializePiecewise(tricky).extrinsicsAt);
+    for (let index = 0; index <= extrinsics.length; index++) expect(extrinsicJson(answer, index)).toBe(byParsing(json, answer.number, answer.hash, index));
   });
 
   it('keeps the places through the cache, with and without XCM messages', () => {
