@@ -1,13 +1,14 @@
 // `npm run bench:decode`: the cost of decoding, where fastcar must work rather
-// than wait. In one run, against the real sidecar 18 on the same devnet:
+// than wait. In one run, against the real sidecar 18 on the same devnet, in this order
+// (the first two while this process, the devnet and the client, is still light):
 //   - a cold walk of blocks 20-200 at 10 connections through a warm caching proxy,
 //     after twelve warm-up walks of the same blocks (a running indexer is JIT-warm),
 //     the median of five walks each, taken in turns, and each service's process CPU
 //     per block over its measured walks (from /proc);
+//   - cold /blocks/17 (522 extrinsics, 2605 events), each service in turns with the
+//     raw fetch of the block and its events (the floor of any cold answer);
 //   - decode CPU per block, compiled codecs against polkadot.js, in this process;
-//   - the raw fetch of a block and its events (the floor of any cold answer), block 17's
-//     in the same turns as its answers;
-//   - cold /blocks/17 (522 extrinsics, 2605 events), fastcar and sidecar;
+//   - the raw fetch of the synthesized block below;
 //   - a synthesized 3,000-extrinsic inscription block: cold time and peak RSS;
 //   - warm p99 while that block is being answered cold, again and again.
 // With PRAPI_BIN=path/to/polkadot-rest-api (sidecar's Rust successor, built from its
@@ -21,7 +22,7 @@
 // warm proxy answers from its cache as it does for the others.
 // Each walk also prints what ran beside it (this process: the client, the proxy and the
 // devnet; the idle services) and the service's main thread apart from V8's helper threads.
-// DECODE_ONLY=walk: the walk alone. BENCH_FASTCAR_NODE_ARGS / BENCH_FASTCAR_STDOUT (in
+// DECODE_ONLY=walk: the walk alone; DECODE_ONLY=big: block 17 alone. BENCH_FASTCAR_NODE_ARGS / BENCH_FASTCAR_STDOUT (in
 // harness/processes.ts): flags for fastcar's node and a file for its output, to try V8's
 // settings and read its --trace-* output.
 // Prints the figures and writes bench/results/decode.json.
@@ -65,8 +66,8 @@ const MEASURED_WALKS = 5;
 const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
 
 const PRAPI_BIN = process.env.PRAPI_BIN;
-/** DECODE_ONLY=walk: the walk alone (a couple of minutes), nothing written. */
-const ONLY_WALK = process.env.DECODE_ONLY === 'walk';
+/** DECODE_ONLY=walk: the walk alone (about four minutes); DECODE_ONLY=big: cold /blocks/17 alone (about a minute). Nothing written. */
+const ONLY = process.env.DECODE_ONLY;
 /** `Core_version`, however asked (legacy or archive_v1). */
 const isCoreVersion = (call: RelayedCall) =>
   (call.method === 'state_call' && call.params?.[0] === 'Core_version') || (call.method === 'archive_v1_call' && call.params?.[1] === 'Core_version');
@@ -223,94 +224,79 @@ async function main() {
   const names = ['fastcar', 'sidecar', 'prapi'] as const;
   /** Each service's path prefix: polkadot-rest-api serves sidecar's routes under /v1. */
   const prefixOf = (name: string) => (name === 'prapi' ? '/v1' : '');
-  // 1. Cold walk of 20-200 at c=10 through one warm caching proxy for all (the node answering at once);
-  //    each service's process CPU per block over its measured walks. First, while this process (the
-  //    client, the proxy and the devnet) is still light: its own garbage from the sections below would slow
-  //    the proxy and the client, and the services' CPU per request with them.
-  const proxy = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
-  const proxyUrl = `ws://${proxy.address}`;
-  const walkPaths = (name: string, round: number) => Array.from({ length: 181 }, (_, i) => `${prefixOf(name)}/blocks/${20 + i}?paraId=${round}`);
-  // The first walks fill the proxy with what each service asks.
-  await withPeers(
-    () => startServices(proxyUrl),
-    async (peers) => {
-      for (const [i, peer] of peers.entries()) await walk(peer.url, walkPaths(names[i], 0), 10);
-    },
-  );
-  const walked = await withPeers(
-    () => startServices(proxyUrl),
-    async (peers) => {
-      // A long-running indexer's process is warm: each walks the range WARM_WALKS times first, each
-      // time under another paraId (a new key in sidecar's block cache; the others have none). V8
-      // goes on compiling hot functions for the first couple of thousand requests: three walks
-      // were not enough, and measured that compiling (a third of the CPU) rather than the work.
-      for (let round = 1; round <= WARM_WALKS; round++) for (const [i, peer] of peers.entries()) await walk(peer.url, walkPaths(names[i], round), 10);
-      // Then MEASURED_WALKS measured walks each, taken in turns (new keys again), and the median
-      // of each: on a shared 2-core machine one walk can meet another tenant's burst.
-      const measured = peers.map(() => [] as Walked[]);
-      for (let round = WARM_WALKS + 1; round <= WARM_WALKS + MEASURED_WALKS; round++) {
-        for (const [i, peer] of peers.entries()) {
-          const others = peers.filter((other) => other !== peer).map((other) => other.pid);
-          measured[i].push(await walk(peer.url, walkPaths(names[i], round), 10, peer.pid, others));
-        }
-      }
-      const middle = (runs: Walked[]) => ({
-        rps: median(runs.map((run) => run.rps)),
-        cpuMsPerBlock: median(runs.map((run) => run.cpuMsPerBlock ?? 0)),
-        non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
-        walks: runs.map((run) => run.rps),
-        cpuWalks: runs.map((run) => run.cpuMsPerBlock),
-        mainThreadWalks: runs.map((run) => run.mainThreadMsPerBlock),
-        harnessCpuWalks: runs.map((run) => run.besideMsPerBlock?.harness),
-        othersCpuWalks: runs.map((run) => run.besideMsPerBlock?.others),
-      });
-      return Object.fromEntries(measured.map((runs, i) => [names[i], middle(runs)]));
-    },
-  );
-  await proxy.proxy.close();
-  figures.coldWalk = walked.result;
-  const { fastcar: walkFastcar, sidecar: walkSidecar, prapi: walkPrapi } = walked.result;
-  for (const name of names) {
-    const runs = walked.result[name];
-    if (!runs) continue;
-    say(`  ${name}'s walks: ${runs.walks.join(', ')} req/s; its CPU per block ${runs.cpuWalks.join(', ')} ms (main thread ${runs.mainThreadWalks.join(', ')}); meanwhile this process ${runs.harnessCpuWalks.join(', ')}, the idle services ${runs.othersCpuWalks.join(', ')}`);
-  }
-  say(
-    `cold walk 20-200, fees, c=10, via warm proxy: fastcar ${walkFastcar.rps} req/s, sidecar ${walkSidecar.rps} req/s -> ${round(walkFastcar.rps / walkSidecar.rps)}x (non-2xx ${walkFastcar.non2xx}/${walkSidecar.non2xx})`,
-  );
-  say(`  process CPU per block: fastcar ${walkFastcar.cpuMsPerBlock} ms, sidecar ${walkSidecar.cpuMsPerBlock} ms`);
-  if (walkPrapi) {
-    say(
-      `  polkadot-rest-api: ${walkPrapi.rps} req/s (fastcar ${round(walkFastcar.rps / walkPrapi.rps)}x it), CPU per block ${walkPrapi.cpuMsPerBlock} ms (fastcar's is ${round(walkFastcar.cpuMsPerBlock / walkPrapi.cpuMsPerBlock)} of it), non-2xx ${walkPrapi.non2xx}`,
+  if (ONLY !== 'big') {
+    // 1. Cold walk of 20-200 at c=10 through one warm caching proxy for all (the node answering at once);
+    //    each service's process CPU per block over its measured walks. First, while this process (the
+    //    client, the proxy and the devnet) is still light: its own garbage from the sections below would slow
+    //    the proxy and the client, and the services' CPU per request with them.
+    const proxy = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
+    const proxyUrl = `ws://${proxy.address}`;
+    const walkPaths = (name: string, round: number) => Array.from({ length: 181 }, (_, i) => `${prefixOf(name)}/blocks/${20 + i}?paraId=${round}`);
+    // The first walks fill the proxy with what each service asks.
+    await withPeers(
+      () => startServices(proxyUrl),
+      async (peers) => {
+        for (const [i, peer] of peers.entries()) await walk(peer.url, walkPaths(names[i], 0), 10);
+      },
     );
+    const walked = await withPeers(
+      () => startServices(proxyUrl),
+      async (peers) => {
+        // A long-running indexer's process is warm: each walks the range WARM_WALKS times first, each
+        // time under another paraId (a new key in sidecar's block cache; the others have none). V8
+        // goes on compiling hot functions for the first couple of thousand requests: three walks
+        // were not enough, and measured that compiling (a third of the CPU) rather than the work.
+        for (let round = 1; round <= WARM_WALKS; round++) for (const [i, peer] of peers.entries()) await walk(peer.url, walkPaths(names[i], round), 10);
+        // Then MEASURED_WALKS measured walks each, taken in turns (new keys again), and the median
+        // of each: on a shared 2-core machine one walk can meet another tenant's burst.
+        const measured = peers.map(() => [] as Walked[]);
+        for (let round = WARM_WALKS + 1; round <= WARM_WALKS + MEASURED_WALKS; round++) {
+          for (const [i, peer] of peers.entries()) {
+            const others = peers.filter((other) => other !== peer).map((other) => other.pid);
+            measured[i].push(await walk(peer.url, walkPaths(names[i], round), 10, peer.pid, others));
+          }
+        }
+        const middle = (runs: Walked[]) => ({
+          rps: median(runs.map((run) => run.rps)),
+          cpuMsPerBlock: median(runs.map((run) => run.cpuMsPerBlock ?? 0)),
+          non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+          walks: runs.map((run) => run.rps),
+          cpuWalks: runs.map((run) => run.cpuMsPerBlock),
+          mainThreadWalks: runs.map((run) => run.mainThreadMsPerBlock),
+          harnessCpuWalks: runs.map((run) => run.besideMsPerBlock?.harness),
+          othersCpuWalks: runs.map((run) => run.besideMsPerBlock?.others),
+        });
+        return Object.fromEntries(measured.map((runs, i) => [names[i], middle(runs)]));
+      },
+    );
+    await proxy.proxy.close();
+    figures.coldWalk = walked.result;
+    const { fastcar: walkFastcar, sidecar: walkSidecar, prapi: walkPrapi } = walked.result;
+    for (const name of names) {
+      const runs = walked.result[name];
+      if (!runs) continue;
+      say(`  ${name}'s walks: ${runs.walks.join(', ')} req/s; its CPU per block ${runs.cpuWalks.join(', ')} ms (main thread ${runs.mainThreadWalks.join(', ')}); meanwhile this process ${runs.harnessCpuWalks.join(', ')}, the idle services ${runs.othersCpuWalks.join(', ')}`);
+    }
+    say(
+      `cold walk 20-200, fees, c=10, via warm proxy: fastcar ${walkFastcar.rps} req/s, sidecar ${walkSidecar.rps} req/s -> ${round(walkFastcar.rps / walkSidecar.rps)}x (non-2xx ${walkFastcar.non2xx}/${walkSidecar.non2xx})`,
+    );
+    say(`  process CPU per block: fastcar ${walkFastcar.cpuMsPerBlock} ms, sidecar ${walkSidecar.cpuMsPerBlock} ms`);
+    if (walkPrapi) {
+      say(
+        `  polkadot-rest-api: ${walkPrapi.rps} req/s (fastcar ${round(walkFastcar.rps / walkPrapi.rps)}x it), CPU per block ${walkPrapi.cpuMsPerBlock} ms (fastcar's is ${round(walkFastcar.cpuMsPerBlock / walkPrapi.cpuMsPerBlock)} of it), non-2xx ${walkPrapi.non2xx}`,
+      );
+    }
   }
-  if (ONLY_WALK) {
+  if (ONLY === 'walk') {
     client.close();
     await devnet.close();
     return;
   }
 
-  console.error('spam block: signing and encoding...');
-  const spam = await startSpamNode(devnet.wsUrl, { count: SPAM_EXTRINSICS, templateBlock: manifest.blocks.bigRemarks });
-  const spamClient = await connectRpc(spam.url);
-
-  // 2. Decode CPU per block.
-  const cpu = {
-    [`block ${manifest.blocks.transfer25} (small)`]: await decodeCpu(client, smallHash, runtime),
-    [`block ${big}`]: await decodeCpu(client, bigHash, runtime),
-    [`spam block (${spam.extrinsics} extrinsics)`]: await decodeCpu(spamClient, spam.hash, runtime),
-  };
-  figures.decodeCpu = cpu;
-  say('decode + shape CPU per block (median, this process):');
-  for (const [name, m] of Object.entries(cpu)) say(`  ${name}: compiled ${m.compiledMs} ms, polkadot.js ${m.polkadotJsMs} ms (${round(m.polkadotJsMs / m.compiledMs)}x), identical JSON: ${m.identical}`);
-
-  // 3. The raw fetch of the block and its events.
-  // (block 17's is taken in the turns of section 4, beside the answers it is compared with)
-  const rawSpam = await rawFetchMs(spamClient, spam.hash);
-  figures.rawFetchMs = { spam: rawSpam };
-  say(`raw fetch (chain_getBlock + System.Events together): spam block ${rawSpam} ms`);
-
-  // 4. Cold /blocks/17: fastcar with its cache off; sidecar asked with a new paraId each time (a new key in its block cache);
+  // 2. Cold /blocks/17, also while this process is light: the sections after it decode big blocks here
+  //    with polkadot.js, and the devnet and the client then answer and read slower for every service,
+  //    a few milliseconds that weigh on the fastest one's ratios most.
+  //    fastcar with its cache off; sidecar asked with a new paraId each time (a new key in its block cache);
   //    polkadot-rest-api (no block cache) when at hand; the raw fetch again, in the same turns.
   const memo = await startMemoRelay(devnet.wsUrl, isCoreVersion);
   const cold = await withPeers(
@@ -365,6 +351,32 @@ async function main() {
     const prapi = m.prapiMs === undefined ? '' : `, polkadot-rest-api ${m.prapiMs} ms -> ${round(m.prapiMs / m.fastcarMs)}x it`;
     say(`cold /blocks/${big} (${name}): fastcar ${m.fastcarMs} ms, sidecar ${m.sidecarMs} ms -> ${round(m.sidecarMs / m.fastcarMs)}x sidecar${prapi}; ${round(m.fastcarMs / rawInTurns)}x the raw fetch`);
   }
+  if (ONLY === 'big') {
+    client.close();
+    await devnet.close();
+    return;
+  }
+
+  console.error('spam block: signing and encoding...');
+  const spam = await startSpamNode(devnet.wsUrl, { count: SPAM_EXTRINSICS, templateBlock: manifest.blocks.bigRemarks });
+  const spamClient = await connectRpc(spam.url);
+
+  // 3. Decode CPU per block.
+  const cpu = {
+    [`block ${manifest.blocks.transfer25} (small)`]: await decodeCpu(client, smallHash, runtime),
+    [`block ${big}`]: await decodeCpu(client, bigHash, runtime),
+    [`spam block (${spam.extrinsics} extrinsics)`]: await decodeCpu(spamClient, spam.hash, runtime),
+  };
+  figures.decodeCpu = cpu;
+  say('decode + shape CPU per block (median, this process):');
+  for (const [name, m] of Object.entries(cpu)) say(`  ${name}: compiled ${m.compiledMs} ms, polkadot.js ${m.polkadotJsMs} ms (${round(m.polkadotJsMs / m.compiledMs)}x), identical JSON: ${m.identical}`);
+
+  // 4. The raw fetch of the block and its events.
+  // (block 17's is taken in the turns of section 2, beside the answers it is compared with)
+  const rawSpam = await rawFetchMs(spamClient, spam.hash);
+  figures.rawFetchMs = { spam: rawSpam };
+  say(`raw fetch (chain_getBlock + System.Events together): spam block ${rawSpam} ms`);
+
 
   // 5. The spam block, cold: fastcar (cache off), then sidecar once (noFees, or it asks the devnet's slow runtime for every fee).
   const spamCold = await withPeers(
