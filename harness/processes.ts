@@ -212,20 +212,22 @@ export async function startFastcarProcess(nodeUrl: string, env: Record<string, s
  * `npm start` from the sources, its own process: `env` replaces the environment's node
  * settings; resolves once it prints `readyText`. `stop` sends SIGTERM and waits for it.
  * `nodeFlags`: what node is started with (npm start's flags unless told otherwise).
+ * `output()`: all it has printed so far.
  */
-export async function startMainProcess(env: Record<string, string>, readyText: string, nodeFlags: readonly string[] = NODE_FLAGS): Promise<Peer & { child: ChildProcess }> {
+export async function startMainProcess(env: Record<string, string>, readyText: string, nodeFlags: readonly string[] = NODE_FLAGS): Promise<Peer & { child: ChildProcess; output: () => string }> {
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of ['FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL']) delete base[name];
   // Metrics on a free port, never the fixed default another run may hold.
   const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(ROOT, 'src', 'main.ts')], { env: { ...base, FASTCAR_METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const stop = () => stopChild(child);
+  // Everything it prints is kept, for a test to read what it logged.
+  let out = '';
   await new Promise<void>((resolve, reject) => {
-    let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes(readyText)) resolve();
     });
     child.once('exit', (code) => reject(new Error(`main.ts exited with ${code}`)));
   });
-  return { url: `http://127.0.0.1:${env.FASTCAR_PORT}`, pid: child.pid ?? 0, stop, child };
+  return { url: `http://127.0.0.1:${env.FASTCAR_PORT}`, pid: child.pid ?? 0, stop, child, output: () => out };
 }

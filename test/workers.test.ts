@@ -40,6 +40,22 @@ it('runs the configured number of workers on one port, with fastcar\'s node flag
   expect(workers.filter(isAlive)).toEqual([]);
 }, 120_000);
 
+it('warns when a single process runs without fastcar\'s node flags, and only then', async () => {
+  const started = async (nodeFlags: readonly string[]) => {
+    const port = await freePort();
+    const main = await startMainProcess({ FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' }, 'fastcar ready', nodeFlags);
+    // All it printed is in once its output closes, after it exits.
+    const closed = new Promise((resolve) => main.child.once('close', resolve));
+    await main.stop();
+    await closed;
+    return main.output();
+  };
+  const [bare, flagged] = await Promise.all([started([]), started(NODE_FLAGS)]);
+  expect(bare).toContain('without fastcar\'s flags');
+  expect(bare).toContain(NODE_FLAGS[0]);
+  expect(flagged).not.toContain('without fastcar\'s flags');
+}, 120_000);
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
