@@ -70,14 +70,12 @@ export function answerBytes(answer: Pick<BlockAnswer, 'json' | 'finalized' | 'xc
  * A block's body as JSON, exactly as JSON.stringify writes it, noting where each
  * extrinsic's JSON is. One JSON.stringify of the whole is the fast way (stringifying
  * each extrinsic and joining the pieces costs twice as much on a 500-extrinsic block);
- * the places are then found by the text every extrinsic, and only an extrinsic, begins
- * with (extrinsicPlaces). Where that search is ambiguous, the pieces are written one by one.
+ * the places are then read from the text (placesInText), or, where it cannot say them
+ * for certain, the pieces are written one by one.
  */
 export function serializeBlock(body: SidecarBlock): Pick<BlockAnswer, 'json' | 'extrinsicsAt'> {
   const json = JSON.stringify(body);
-  // The body ends `],"onFinalize":{...}}`: the list's closing bracket is found from the end.
-  const listEnd = json.length - 1 - JSON.stringify(body.onFinalize).length - ON_FINALIZE_KEY.length - 1;
-  const extrinsicsAt = extrinsicPlaces(json, body.extrinsics.length, listEnd);
+  const extrinsicsAt = placesInText(body, json);
   return extrinsicsAt ? { json, extrinsicsAt } : serializePiecewise(body);
 }
 
@@ -86,17 +84,28 @@ const ON_FINALIZE_KEY = ',"onFinalize":';
 const CALL_OPENING = '{"method":{"pallet":"';
 // Searched from its brace: V8 finds a pattern by its first character first, and `"` is everywhere in JSON.
 const SIGNATURE_AFTER_CALL = '},"signature":';
+/** A name JSON writes as it is, with no brace: nothing in it can end the call's name object early. */
+const PLAIN_NAME = /^[A-Za-z0-9_]*$/;
 
 /**
- * Where each of the `count` extrinsics in `json` starts (then one past the list's closing
- * bracket at `listEnd`), or undefined when the text does not say so unambiguously.
- * Each extrinsic's JSON opens with `{"method":{"pallet":"P","method":"M"},"signature":`,
- * which no string value can hold (its quotes would be escaped), and a nested call has not (its `args` follow). Every opening of that
- * shape is counted: if there are exactly `count`, they are the extrinsics' own; one more
- * (some other object shaped like it) and the caller writes the pieces one by one.
+ * Where each extrinsic of `body` starts in `json` (body's JSON.stringify), then one past
+ * the list's closing bracket; undefined when the text cannot say so for certain.
+ * assembleBlock writes every extrinsic with its call's name first and its signature second:
+ * `{"method":{"pallet":"P","method":"M"},"signature":` opens each one's JSON, given plain
+ * names and a signature that is there (null or not), both checked here. No string value
+ * can hold that text (its quotes would be escaped), and a nested call has its args after
+ * its name, but some other object could still open that way: so the openings are counted,
+ * and only exactly one per extrinsic proves that each found is an extrinsic's own.
  */
-export function extrinsicPlaces(json: string, count: number, listEnd: number): number[] | undefined {
+export function placesInText(body: SidecarBlock, json: string): number[] | undefined {
+  const { extrinsics } = body;
+  for (const { method, signature } of extrinsics) {
+    if (signature === undefined || !method || !PLAIN_NAME.test(method.pallet) || !PLAIN_NAME.test(method.method)) return undefined;
+  }
+  // The body ends `],"onFinalize":{...}}`: the list's closing bracket is found from the end.
+  const listEnd = json.length - 1 - JSON.stringify(body.onFinalize ?? null).length - ON_FINALIZE_KEY.length - 1;
   if (json.charCodeAt(listEnd) !== 0x5d /* ] */ || !json.startsWith(ON_FINALIZE_KEY, listEnd + 1)) return undefined;
+  const count = extrinsics.length;
   const places = new Array<number>(count + 1);
   let found = 0;
   for (let mark = json.indexOf(SIGNATURE_AFTER_CALL); mark >= 0 && mark < listEnd; mark = json.indexOf(SIGNATURE_AFTER_CALL, mark + SIGNATURE_AFTER_CALL.length)) {

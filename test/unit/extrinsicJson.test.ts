@@ -2,8 +2,8 @@
 // the place noted when the block was serialized (src/services/blockAnswer.ts),
 // instead of parsing the whole block and writing it again: the same bytes as
 // that, kept through the cache, and a figure of what each costs.
-import type { SidecarBlock } from '../../src/services/blockShape';
-import { extrinsicJson, extrinsicPlaces, fromCached, serializeBlock, serializePiecewise, toCached, type BlockAnswer } from '../../src/services/blockAnswer';
+import type { SidecarBlock, SidecarExtrinsic } from '../../src/services/blockShape';
+import { extrinsicJson, fromCached, placesInText, serializeBlock, serializePiecewise, toCached, type BlockAnswer } from '../../src/services/blockAnswer';
 import { loadPolkadotRecording } from '../support/recordedNode';
 
 const recording = loadPolkadotRecording();
@@ -48,30 +48,53 @@ describe('a block serialized with its extrinsics placed', () => {
 
   it.each(Object.keys(recording.recorded))('finds the places of recorded block %s in one JSON.stringify of it, as stringifying each extrinsic notes them', (number) => {
     const body = recordedBody(number);
-    const json = JSON.stringify(body);
-    const listEnd = json.lastIndexOf('],"onFinalize":');
     // The fast way is taken on real blocks (utility batches and nested calls among them), not only its fallback.
-    expect(extrinsicPlaces(json, body.extrinsics.length, listEnd)).toEqual(serializePiecewise(body).extrinsicsAt);
+    expect(placesInText(body, JSON.stringify(body))).toEqual(serializePiecewise(body).extrinsicsAt);
   });
 
-  it('writes the pieces one by one when another object opens as an extrinsic does, and places each extrinsic right', () => {
+  /** A recorded block with `change` made to a copy of its first two extrinsics (and their events), and its JSON. */
+  function altered(change: (first: SidecarExtrinsic, second: SidecarExtrinsic) => void, more: Partial<SidecarBlock> = {}) {
     const body = recordedBody(Object.keys(recording.recorded)[0]);
-    const [first] = body.extrinsics;
-    // An event and an argument shaped like an extrinsic's opening (call name, then a signature), and a struct whose last string field precedes one.
-    const lookalike = { method: { pallet: 'utility', method: 'batch' }, signature: null, args: {} };
-    const event = { method: { pallet: 'system', method: 'Remarked' }, data: [lookalike] };
-    const extrinsics = [
-      { ...first, events: [...first.events, event] },
-      { ...first, args: { heartbeat: { name: 'x' }, signature: '0x00', nested: lookalike } },
-      ...body.extrinsics.slice(1),
-    ];
-    const tricky = { ...body, extrinsics, onInitialize: { events: [event] } } as SidecarBlock;
-    const json = JSON.stringify(tricky);
-    expect(extrinsicPlaces(json, extrinsics.length, json.lastIndexOf('],"onFinalize":'))).toBeUndefined();
-    const answer = answerOf(tricky);
+    const [first, second] = JSON.parse(JSON.stringify(body.extrinsics.slice(0, 2))) as SidecarExtrinsic[];
+    change(first, second);
+    const block = { ...body, extrinsics: [first, second, ...body.extrinsics.slice(2)], ...more } as SidecarBlock;
+    return { block, json: JSON.stringify(block) };
+  }
+  const lookalike = { method: { pallet: 'utility', method: 'batch' }, signature: null, args: {} };
+
+  it('still reads the places when an argument only ends in a signature field (a heartbeat\'s shape)', () => {
+    const { block, json } = altered((first) => {
+      first.args = { heartbeat: { name: 'x' }, signature: '0x00' };
+    });
+    expect(placesInText(block, json)).toEqual(serializePiecewise(block).extrinsicsAt);
+  });
+
+  it.each([
+    ['an event', (first: SidecarExtrinsic) => first.events.push({ method: { pallet: 'system', method: 'Remarked' }, data: [lookalike] })],
+    ['an argument', (first: SidecarExtrinsic) => (first.args = { nested: lookalike })],
+    // A real extrinsic that would not open as the others do (no signature field), with a lookalike making up the count.
+    ['an argument, beside an extrinsic without a signature field', (first: SidecarExtrinsic, second: SidecarExtrinsic) => {
+      (first as { signature?: unknown }).signature = undefined;
+      second.args = { nested: lookalike };
+    }],
+    ['an argument, beside a call name JSON would escape or that holds a brace', (first: SidecarExtrinsic, second: SidecarExtrinsic) => {
+      first.method = { pallet: 'odd}', method: 'na"me' };
+      second.args = { nested: lookalike };
+    }],
+  ])('writes the pieces one by one when an extrinsic-shaped object is in %s, and places each extrinsic right', (_where, change) => {
+    const { block, json } = altered(change as (first: SidecarExtrinsic, second: SidecarExtrinsic) => void);
+    expect(placesInText(block, json)).toBeUndefined();
+    const answer = answerOf(block);
     expect(answer.json).toBe(json);
-    expect(answer.extrinsicsAt).toEqual(serializePiecewise(tricky).extrinsicsAt);
-    for (let index = 0; index <= extrinsics.length; index++) expect(extrinsicJson(answer, index)).toBe(byParsing(json, answer.number, answer.hash, index));
+    expect(answer.extrinsicsAt).toEqual(serializePiecewise(block).extrinsicsAt);
+    for (let index = 0; index <= block.extrinsics.length; index++) expect(extrinsicJson(answer, index)).toBe(byParsing(json, answer.number, answer.hash, index));
+  });
+
+  it('writes the pieces one by one for a lookalike in the block\'s own events', () => {
+    const event = { method: { pallet: 'system', method: 'Remarked' }, data: [lookalike] };
+    const { block, json } = altered(() => undefined, { onInitialize: { events: [event] } } as Partial<SidecarBlock>);
+    expect(placesInText(block, json)).toBeUndefined();
+    expect(answerOf(block).extrinsicsAt).toEqual(serializePiecewise(block).extrinsicsAt);
   });
 
   it('keeps the places through the cache, with and without XCM messages', () => {
