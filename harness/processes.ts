@@ -223,9 +223,13 @@ export async function startMainProcess(env: Record<string, string>, readyText: s
   // Everything it prints is kept, for a test to read what it logged.
   let out = '';
   await new Promise<void>((resolve, reject) => {
+    let ready = false;
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes(readyText)) resolve();
+      if (!ready && out.includes(readyText)) {
+        ready = true;
+        resolve();
+      }
     });
     child.once('exit', (code) => reject(new Error(`main.ts exited with ${code}`)));
   });

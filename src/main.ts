@@ -37,6 +37,7 @@ async function startDevnetIfNeeded(config: Config, logger: Logger): Promise<Node
   };
 }
 
+/** Installed before a process says it is ready: a stop signal sent right after must find it (else it kills without a close). */
 function onSignal(stop: () => Promise<unknown>) {
   const handler = () => void stop().finally(() => process.exit(0));
   process.once('SIGINT', handler);
@@ -77,8 +78,8 @@ async function main(): Promise<void> {
     const { startProxy } = await import('./proxy/startProxy');
     const proxyConfig = loadProxyConfig(process.argv.slice(3));
     const { proxy, address } = await startProxy(proxyConfig, createLogger(proxyConfig.logLevel));
-    process.stdout.write(`fastcar proxy ready: ws://${address} and http://${address} (upstreams ${proxyConfig.upstreams.map(urlForLogs).join(', ')})\n`);
     onSignal(() => proxy.close());
+    process.stdout.write(`fastcar proxy ready: ws://${address} and http://${address} (upstreams ${proxyConfig.upstreams.map(urlForLogs).join(', ')})\n`);
     return;
   }
   const config = loadConfig();
@@ -86,22 +87,24 @@ async function main(): Promise<void> {
   const missing = missingNodeFlags();
   if (missing.length > 0 && config.workers <= 1) {
     logger.warn({ missing }, 'node started without fastcar\'s flags (npm start and the image pass them): hot code is recompiled after idle pauses');
+    // Out now, not when the log's buffer fills: an operator starting it by hand should see it.
+    logger.flush();
   }
   if (cluster.isWorker) {
     const fastcar = await startFastcar({ ...config, nodeUrl: config.nodeUrl as string }, logger);
-    process.send?.('ready');
     onSignal(() => fastcar.close());
+    process.send?.('ready');
     return;
   }
   const nodes = await startDevnetIfNeeded(config, logger);
   const { nodeUrl, relayUrl, stop: stopDevnet } = nodes;
   if (config.workers > 1) return runPrimary(config, logger, nodes);
   const fastcar = await startFastcar({ ...config, nodeUrl, relayUrl }, logger);
-  process.stdout.write(`fastcar ready: ${fastcar.url}/blocks/head (node ${urlForLogs(nodeUrl)})\n`);
   onSignal(async () => {
     await fastcar.close();
     await stopDevnet?.();
   });
+  process.stdout.write(`fastcar ready: ${fastcar.url}/blocks/head (node ${urlForLogs(nodeUrl)})\n`);
 }
 
 main().catch((error: unknown) => {

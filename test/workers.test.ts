@@ -43,14 +43,18 @@ it('runs the configured number of workers on one port, with fastcar\'s node flag
 it('warns when a single process runs without fastcar\'s node flags, and only then', async () => {
   const started = async (nodeFlags: readonly string[]) => {
     const port = await freePort();
-    const main = await startMainProcess({ FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' }, 'fastcar ready', nodeFlags);
+    // One process (the warning is the primary's only there), logging at info: its other lines show the log was read.
+    const main = await startMainProcess({ WORKERS: '1', FASTCAR_WORKERS: '1', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'info' }, 'fastcar ready', nodeFlags);
     // All it printed is in once its output closes, after it exits.
     const closed = new Promise((resolve) => main.child.once('close', resolve));
     await main.stop();
     await closed;
+    // It stopped on its own (its log flushed), never killed: the stop signal, sent as soon as it said it was ready, found its handler.
+    expect([main.child.signalCode, main.child.exitCode]).toEqual([null, 0]);
     return main.output();
   };
   const [bare, flagged] = await Promise.all([started([]), started(NODE_FLAGS)]);
+  for (const output of [bare, flagged]) expect(output).toContain('fastcar listening');
   expect(bare).toContain('without fastcar\'s flags');
   expect(bare).toContain(NODE_FLAGS[0]);
   expect(flagged).not.toContain('without fastcar\'s flags');
