@@ -68,6 +68,7 @@ const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXc
 const PRAPI_BIN = process.env.PRAPI_BIN;
 /** DECODE_ONLY=walk: the walk alone (about four minutes); DECODE_ONLY=big: cold /blocks/17 alone (about a minute). Nothing written. */
 const ONLY = process.env.DECODE_ONLY;
+if (ONLY !== undefined && ONLY !== 'walk' && ONLY !== 'big') throw new Error(`DECODE_ONLY=${ONLY}: walk or big, or unset for the whole run`);
 /** `Core_version`, however asked (legacy or archive_v1). */
 const isCoreVersion = (call: RelayedCall) =>
   (call.method === 'state_call' && call.params?.[0] === 'Core_version') || (call.method === 'archive_v1_call' && call.params?.[1] === 'Core_version');
@@ -376,7 +377,6 @@ async function main() {
   const rawSpam = await rawFetchMs(spamClient, spam.hash);
   figures.rawFetchMs = { spam: rawSpam };
   say(`raw fetch (chain_getBlock + System.Events together): spam block ${rawSpam} ms`);
-
 
   // 5. The spam block, cold: fastcar (cache off), then sidecar once (noFees, or it asks the devnet's slow runtime for every fee).
   const spamCold = await withPeers(
