@@ -8,7 +8,6 @@ import { startDevnet } from './support/devnet';
 import { getJson } from '../harness/http';
 import { startRedis, type Peer } from '../harness/processes';
 import { startFastcarOn } from '../harness/fastcar';
-import { startRelay } from '../harness/relay';
 import { connectRpc } from '../harness/rpcClient';
 import { HASH_WINDOW } from '../src/services/hashWindows';
 
@@ -179,30 +178,6 @@ describe('HTTP caching', () => {
       rpc.close();
     }
   });
-});
-
-it('answers the finalized head even from a node without the height its subscription pushed (a lagging backend behind a provider)', async () => {
-  // Every height above 0 unknown to the node asked for hashes, as a backend a block or two behind would answer.
-  const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => {
-    if (call.method !== 'chain_getBlockHash') return undefined;
-    const [heights] = call.params ?? [];
-    if (Array.isArray(heights)) return { result: heights.map(() => null) };
-    return heights === 0 ? undefined : { result: null };
-  });
-  const lagging = await startFastcarOn(relay.url);
-  const rpc = await connectRpc(devnet.wsUrl);
-  try {
-    const { status, body } = await getJson(`${lagging.url}/blocks/head/header`);
-    expect(status).toBe(200);
-    const finalizedHash = await rpc.call<string>('chain_getFinalizedHead', []);
-    expect((body as { number: string }).number).toBe(String(parseInt((await rpc.call<{ number: string }>('chain_getHeader', [finalizedHash])).number, 16)));
-    const head = await getJson(`${lagging.url}/blocks/head`);
-    expect([head.status, (head.body as { hash: string }).hash]).toEqual([200, finalizedHash]);
-  } finally {
-    rpc.close();
-    await lagging.close();
-    await relay.close();
-  }
 });
 
 describe('Redis shared by two instances', () => {

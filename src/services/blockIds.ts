@@ -60,19 +60,9 @@ export class BlockIds {
   /**
    * The block the head endpoints mean: the finalized head, or the best block. A followed
    * finalized height's hash is a finalized one, kept: polling the head then costs no call.
-   * A node that does not have that height yet (a provider's backend behind the one that
-   * pushed it) is asked for its own finalized head instead.
    */
   async headHash(finalized: boolean): Promise<Hex> {
-    if (finalized) {
-      if (!this.finalized.followed) return this.node.getFinalizedHead();
-      try {
-        return await this.hashOf(this.finalized.height);
-      } catch (error) {
-        if (error instanceof BeyondHeadError) return this.node.getFinalizedHead();
-        throw error;
-      }
-    }
+    if (finalized) return this.finalized.followed ? this.hashOf(this.finalized.height) : this.node.getFinalizedHead();
     const header = await this.node.getHeader();
     if (!header) throw new IncompleteNodeAnswerError('The node returned no best header.');
     return hashOfHeader(header);
