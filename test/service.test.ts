@@ -8,7 +8,6 @@ import { startDevnet } from './support/devnet';
 import { getJson } from '../harness/http';
 import { startRedis, type Peer } from '../harness/processes';
 import { startFastcarOn } from '../harness/fastcar';
-import { connectRpc } from '../harness/rpcClient';
 import { HASH_WINDOW } from '../src/services/hashWindows';
 
 let devnet: Devnet;
@@ -156,27 +155,6 @@ describe('HTTP caching', () => {
   it('never lets the moving head be cached', async () => {
     const { headers } = await getJson(`${fastcar.url}/blocks/head`);
     expect(headers.get('cache-control')).toBe('no-store');
-  });
-
-  it('answers a poll of the finalized head with no node call once its block was answered (the height comes by subscription)', async () => {
-    await getJson(`${fastcar.url}/blocks/head`);
-    await getJson(`${fastcar.url}/blocks/head/header`);
-    const head = await getJson(`${fastcar.url}/blocks/head`);
-    expect(cost(head.headers).calls).toBe(0);
-    const header = await getJson(`${fastcar.url}/blocks/head/header`);
-    expect(cost(header.headers).calls).toBe(0);
-    // The same block the node calls its finalized head, and the same answer as by its height.
-    const rpc = await connectRpc(devnet.wsUrl);
-    try {
-      const finalizedHash = await rpc.call<string>('chain_getFinalizedHead', []);
-      const { body } = head as { body: { hash: string; number: string; finalized: boolean } };
-      expect(body.hash).toBe(finalizedHash);
-      expect(body.finalized).toBe(true);
-      expect((header.body as { number: string }).number).toBe(body.number);
-      expect((await getJson(`${fastcar.url}/blocks/${body.number}`)).body).toEqual(body);
-    } finally {
-      rpc.close();
-    }
   });
 });
 

@@ -57,12 +57,9 @@ export class BlockIds {
     return id.kind === 'hash' ? id.hash : this.hashOf(id.number);
   }
 
-  /**
-   * The block the head endpoints mean: the finalized head, or the best block. A followed
-   * finalized height's hash is a finalized one, kept: polling the head then costs no call.
-   */
+  /** The block the head endpoints mean: the finalized head, or the best block. */
   async headHash(finalized: boolean): Promise<Hex> {
-    if (finalized) return this.finalized.followed ? this.hashOf(this.finalized.height) : this.node.getFinalizedHead();
+    if (finalized) return this.node.getFinalizedHead();
     const header = await this.node.getHeader();
     if (!header) throw new IncompleteNodeAnswerError('The node returned no best header.');
     return hashOfHeader(header);

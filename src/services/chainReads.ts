@@ -39,7 +39,7 @@ export class ChainReads {
       if (!best) throw new IncompleteNodeAnswerError('The node returned no best header.');
       return headerAnswer(best);
     }
-    const hash = id === 'finalized' ? await this.ids.headHash(true) : await this.ids.resolve(id);
+    const hash = id === 'finalized' ? await this.node.getFinalizedHead() : await this.ids.resolve(id);
     const key = `hd:${hash}`;
     const cached = await this.cache.get(key);
     if (cached) return cached;

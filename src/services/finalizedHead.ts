@@ -86,14 +86,6 @@ export class FinalizedHead {
     return this.number;
   }
 
-  /**
-   * Whether the height is the node's own as of now: pushed by a live subscription (a poll
-   * may be a few seconds behind). Where a head is answered, only this stands in for asking.
-   */
-  get followed(): boolean {
-    return this.subscribed && this.number >= 0 && this.node.isConnected;
-  }
-
   /** Whether a value is already known without a call. */
   get known(): boolean {
     if (this.number < 0) return false;
