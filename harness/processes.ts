@@ -44,7 +44,8 @@ function stopChild(child: ChildProcess): Promise<void> {
     if (child.exitCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+    // fastcar gives its own stop 10 s before it exits anyway; a busy machine's close can take seconds.
+    setTimeout(() => child.kill('SIGKILL'), 12_000).unref();
   });
 }
 
@@ -193,7 +194,12 @@ export async function startFastcarProcess(nodeUrl: string, env: Record<string, s
   // BENCH_FASTCAR_STDOUT: a file to keep its output in (V8's --trace-* flags print there).
   if (process.env.BENCH_FASTCAR_STDOUT) child.stdout.pipe(createWriteStream(process.env.BENCH_FASTCAR_STDOUT, { flags: 'a' }));
   await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('fastcar ready') && resolve());
+    // The end of the output so far, not each chunk alone: the line may come in two.
+    let printed = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      printed = (printed + chunk.toString()).slice(-4096);
+      if (printed.includes('fastcar ready')) resolve();
+    });
     child.once('exit', (code) => reject(new Error(`fastcar exited with ${code}`)));
   });
   return {

@@ -37,11 +37,24 @@ async function startDevnetIfNeeded(config: Config, logger: Logger): Promise<Node
   };
 }
 
-/** Installed before a process says it is ready: a stop signal sent right after must find it (else it kills without a close). */
+/** How long a stop may take before the process exits anyway (a close waiting on a node that never answers). */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * Installed before a process says it is ready: a stop signal sent right after must find it
+ * (else it kills without a close). One stop per process: Ctrl-C reaches a cluster's primary
+ * and its workers at once, and the primary then signals each worker again.
+ */
 function onSignal(stop: () => Promise<unknown>) {
-  const handler = () => void stop().finally(() => process.exit(0));
-  process.once('SIGINT', handler);
-  process.once('SIGTERM', handler);
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(1), STOP_GRACE_MS).unref();
+    void stop().finally(() => process.exit(0));
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
 }
 
 async function runPrimary(config: Config, logger: Logger, { nodeUrl, relayUrl, stop: stopDevnet }: Nodes) {
@@ -63,7 +76,12 @@ async function runPrimary(config: Config, logger: Logger, { nodeUrl, relayUrl, s
   });
   onSignal(async () => {
     stopping = true;
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');
+    // Each worker is signalled itself (worker.kill cuts its channel first, and a worker without one
+    // exits at once, its requests cut short) and waited for: the primary outlives its workers.
+    const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+    const exited = workers.map((worker) => (worker.isDead() ? Promise.resolve() : new Promise((resolve) => worker.once('exit', resolve))));
+    for (const worker of workers) worker.process.kill('SIGTERM');
+    await Promise.all(exited);
     await stopDevnet?.();
   });
 }
