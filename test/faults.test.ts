@@ -59,6 +59,38 @@ it('answers 503 with Retry-After while the node is away, caches nothing then, an
   }
 }, 60_000);
 
+it('after a reconnect, trusts no finalized height until the renewed subscription sends one (a node that never does is asked instead)', async () => {
+  const port = await freePort();
+  let relay: Relay = await startRelay(devnet.wsUrl, 0, port);
+  const fastcar: Fastcar = await startFastcarOn(relay.url);
+  const finalizedAsks = () => relay.counts.methods.chain_getFinalizedHead ?? 0;
+  try {
+    expect((await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}`)).status).toBe(200);
+    // The subscription's height is known: building another block asks the node nothing about finality.
+    const before = finalizedAsks();
+    expect((await getJson(`${fastcar.url}/blocks/${manifest.blocks.proxyAdd}`)).status).toBe(200);
+    expect(finalizedAsks()).toBe(before);
+
+    await relay.close();
+    // Back, but renewing the subscription gets an id and never a notification (a node or proxy that lost its own).
+    relay = await startRelay(devnet.wsUrl, 0, port, (call) => (call.method === 'chain_subscribeFinalizedHeads' ? { result: 'silent-subscription' } : undefined));
+    const back = Date.now();
+    let answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfer25}`);
+    while (answer.status !== 200 && Date.now() - back < 5000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfer25}?paraId=${Date.now()}`);
+    }
+    expect(answer.status).toBe(200);
+    // The height heard on the old connection is not taken as current: the node is asked.
+    const asked = finalizedAsks();
+    expect((await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfer25 - 1}`)).status).toBe(200);
+    expect(finalizedAsks()).toBeGreaterThan(asked);
+  } finally {
+    await fastcar.close();
+    await relay.close();
+  }
+}, 60_000);
+
 // The calls of a block's first wave are awaited one by one (its extrinsics are read while
 // its events still come): the node lost at any of them fails that request alone.
 const SYSTEM_EVENTS = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';

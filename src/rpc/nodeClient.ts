@@ -87,6 +87,11 @@ export class NodeClient {
     return this.ws ? this.ws.isConnected : true;
   }
 
+  /** Which WebSocket connection is up (a new number after every reconnect; 0 over HTTP). */
+  get connection(): number {
+    return this.ws ? this.ws.connection : 0;
+  }
+
   /** Whether the transport can hold subscriptions (a WebSocket can, HTTP cannot). */
   get hasSubscriptions(): boolean {
     return this.ws !== undefined;

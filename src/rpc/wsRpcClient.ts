@@ -95,6 +95,8 @@ export class WsRpcClient {
   /** The TCP (or TLS) socket under `socket`, once open: corked while a turn's calls are written. */
   private tcp?: Socket;
   private open = false;
+  /** Connections opened so far: what a subscriber heard on an earlier one may have stopped coming. */
+  private opens = 0;
   private closed = false;
   private reconnectTimer?: NodeJS.Timeout;
 
@@ -128,6 +130,11 @@ export class WsRpcClient {
     this.reconnectMs = options.reconnectMs ?? DEFAULT_RECONNECT_MS;
     this.maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
     this.connect();
+  }
+
+  /** Which connection this is (1 for the first): a new one after every reconnect. */
+  get connection(): number {
+    return this.opens;
   }
 
   get isConnected(): boolean {
@@ -251,6 +258,7 @@ export class WsRpcClient {
       return;
     }
     this.open = true;
+    this.opens++;
     this.markReady();
     for (const subscription of this.subscriptions) {
       if (subscription.serverId !== undefined || subscription.ended) continue;

@@ -10,6 +10,8 @@ export class FinalizedHead {
   private number = -1;
   private advancedAt = 0;
   private subscribed = false;
+  /** The connection the last notification came on: after a reconnect, only a renewed subscription's own counts. */
+  private notifiedOn = -1;
   private pollTimer?: NodeJS.Timeout;
   private polledAt = 0;
   private polling = false;
@@ -30,9 +32,10 @@ export class FinalizedHead {
       return;
     }
     this.subscribed = true;
-    await this.node.subscribe<RpcHeader>('chain_finalizedHead', 'chain_subscribeFinalizedHeads', 'chain_unsubscribeFinalizedHeads', [], (header) =>
-      this.update(parseInt(header.number, 16)),
-    );
+    await this.node.subscribe<RpcHeader>('chain_finalizedHead', 'chain_subscribeFinalizedHeads', 'chain_unsubscribeFinalizedHeads', [], (header) => {
+      this.notifiedOn = this.node.connection;
+      this.update(parseInt(header.number, 16));
+    });
   }
 
   /** Ends the poll (a subscription ends with its connection). */
@@ -89,7 +92,9 @@ export class FinalizedHead {
   /** Whether a value is already known without a call. */
   get known(): boolean {
     if (this.number < 0) return false;
-    if (this.subscribed) return this.node.isConnected;
+    // A subscription renewed after a reconnect sends the head at once; until it has (or if the node
+    // refused to renew it), the height heard before is not trusted and the node is asked.
+    if (this.subscribed) return this.node.isConnected && this.notifiedOn === this.node.connection;
     return this.pollTimer !== undefined && Date.now() - this.polledAt < this.pollMs * STALE_POLLS;
   }
 }
