@@ -215,6 +215,10 @@ async function main() {
   const runtime = await runtimeAt(devnet.wsUrl, bigHash);
   const figures: Record<string, unknown> = {};
   const say = (line: string) => console.log(line);
+  const closeClientAndDevnet = async () => {
+    client.close();
+    await devnet.close();
+  };
 
   if (!PRAPI_BIN) say('polkadot-rest-api: skipped (set PRAPI_BIN=path/to/polkadot-rest-api to compare with it)');
   const startServices = async (nodeUrl: string): Promise<Peer[]> => [
@@ -288,11 +292,7 @@ async function main() {
       );
     }
   }
-  if (ONLY === 'walk') {
-    client.close();
-    await devnet.close();
-    return;
-  }
+  if (ONLY === 'walk') return closeClientAndDevnet();
 
   // 2. Cold /blocks/17, also while this process is light: the sections after it decode big blocks here
   //    with polkadot.js, and the devnet and the client then answer and read slower for every service,
@@ -352,11 +352,7 @@ async function main() {
     const prapi = m.prapiMs === undefined ? '' : `, polkadot-rest-api ${m.prapiMs} ms -> ${round(m.prapiMs / m.fastcarMs)}x it`;
     say(`cold /blocks/${big} (${name}): fastcar ${m.fastcarMs} ms, sidecar ${m.sidecarMs} ms -> ${round(m.sidecarMs / m.fastcarMs)}x sidecar${prapi}; ${round(m.fastcarMs / rawInTurns)}x the raw fetch`);
   }
-  if (ONLY === 'big') {
-    client.close();
-    await devnet.close();
-    return;
-  }
+  if (ONLY === 'big') return closeClientAndDevnet();
 
   console.error('spam block: signing and encoding...');
   const spam = await startSpamNode(devnet.wsUrl, { count: SPAM_EXTRINSICS, templateBlock: manifest.blocks.bigRemarks });
@@ -423,9 +419,8 @@ async function main() {
   );
 
   spamClient.close();
-  client.close();
   await spam.close();
-  await devnet.close();
+  await closeClientAndDevnet();
   const result = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version },

@@ -41,11 +41,31 @@ export interface Peer {
 
 function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
     // fastcar gives its own stop 10 s before it exits anyway; a busy machine's close can take seconds.
     setTimeout(() => child.kill('SIGKILL'), 12_000).unref();
+  });
+}
+
+/**
+ * Resolves once `child` has printed `text` on its stdout (found across chunks); rejects with
+ * `exited(code)` if it exits first. Its stdout is read to the end either way: a child
+ * writing to a pipe nobody reads would block.
+ */
+function untilPrinted(child: ChildProcess, text: string, exited: (code: number | null) => Error): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let tail = '';
+    let found = false;
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (found) return;
+      const seen = tail + chunk.toString();
+      found = seen.includes(text);
+      if (found) resolve();
+      else tail = seen.slice(-text.length);
+    });
+    child.once('exit', (code) => reject(exited(code)));
   });
 }
 
@@ -147,10 +167,7 @@ export async function startProxyProcess(upstreams: string[], env: Record<string,
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('proxy ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`proxy exited with ${code}: ${stderr}`)));
-  });
+  await untilPrinted(child, 'proxy ready', (code) => new Error(`proxy exited with ${code}: ${stderr}`));
   return { url: `http://127.0.0.1:${port}`, port, pid: child.pid ?? 0, child, stop: () => stopChild(child) };
 }
 
@@ -193,25 +210,8 @@ export async function startFastcarProcess(nodeUrl: string, env: Record<string, s
   });
   // BENCH_FASTCAR_STDOUT: a file to keep its output in (V8's --trace-* flags print there).
   if (process.env.BENCH_FASTCAR_STDOUT) child.stdout.pipe(createWriteStream(process.env.BENCH_FASTCAR_STDOUT, { flags: 'a' }));
-  await new Promise<void>((resolve, reject) => {
-    // The end of the output so far, not each chunk alone: the line may come in two.
-    let printed = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      printed = (printed + chunk.toString()).slice(-4096);
-      if (printed.includes('fastcar ready')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`fastcar exited with ${code}`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    metricsUrl: `http://127.0.0.1:${metricsPort}`,
-    pid: child.pid ?? 0,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  await untilPrinted(child, 'fastcar ready', (code) => new Error(`fastcar exited with ${code}`));
+  return { url: `http://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}`, pid: child.pid ?? 0, stop: () => stopChild(child) };
 }
 
 /**
@@ -228,16 +228,7 @@ export async function startMainProcess(env: Record<string, string>, readyText: s
   const stop = () => stopChild(child);
   // Everything it prints is kept, for a test to read what it logged.
   let out = '';
-  await new Promise<void>((resolve, reject) => {
-    let ready = false;
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (!ready && out.includes(readyText)) {
-        ready = true;
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`main.ts exited with ${code}`)));
-  });
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await untilPrinted(child, readyText, (code) => new Error(`main.ts exited with ${code}`));
   return { url: `http://127.0.0.1:${env.FASTCAR_PORT}`, pid: child.pid ?? 0, stop, child, output: () => out };
 }
