@@ -45,8 +45,8 @@ import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 import { readHeader, type RpcHeaderJson } from '../src/decode/header';
 import { decodeWithCodecs, headerFieldsOf } from '../src/decode/polkadotReference';
-import { assembleBlock } from '../src/services/blockShape';
-import { decodeBody } from '../src/services/bodyDecoding';
+import { assembleBlock } from '../src/services/blocks/blockShape';
+import { decodeBody } from '../src/services/blocks/bodyDecoding';
 import { RuntimeRegistry, type Runtime } from '../src/services/runtimes';
 import { NodeClient } from '../src/rpc/nodeClient';
 

@@ -5,18 +5,18 @@ import type { Router } from 'express';
 
 import type { RedisStore } from './cache/redisStore';
 import type { Config } from './config';
-import { followRouter } from './controllers/followController';
+import { followRouter } from './controllers/follow/handlers';
 import { sseFrames } from './http/sse';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import type { NodeClient } from './rpc/nodeClient';
 import type { ChainServices } from './services/chain';
-import { BlockStreams } from './services/blockStream';
-import { ExtrinsicIndex } from './services/extrinsicIndex';
-import { FinalizedBuilds } from './services/finalizedBuilds';
-import { FinalizedFeed } from './services/finalizedFeed';
+import { BlockStreams } from './services/follow/blockStream';
+import { ExtrinsicIndex } from './services/follow/extrinsicIndex';
+import { FinalizedBuilds } from './services/follow/finalizedBuilds';
+import { FinalizedFeed } from './services/follow/finalizedFeed';
 import type { FinalizedHead } from './services/finalizedHead';
-import { Prebuilder } from './services/prebuilder';
+import { Prebuilder } from './services/follow/prebuilder';
 
 export interface ChainParts {
   node: NodeClient;

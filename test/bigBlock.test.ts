@@ -6,7 +6,7 @@ import type { Devnet } from '../devnet/chain';
 import type { Fastcar } from '../src/server';
 import { startFastcarOn } from '../harness/fastcar';
 import { startSpamNode, type SpamNode } from '../harness/spamBlock';
-import { decodeCounters } from '../src/services/bodyDecoding';
+import { decodeCounters } from '../src/services/blocks/bodyDecoding';
 import { startDevnet } from './support/devnet';
 
 const REMARKS = 1200;

@@ -4,7 +4,7 @@
 import { TieredCache } from '../src/cache/tieredCache';
 import { NodeClient } from '../src/rpc/nodeClient';
 import { newRequestStats, type RequestStats } from '../src/rpc/requestStats';
-import type { BlocksService } from '../src/services/blocksService';
+import type { BlocksService } from '../src/services/blocks/blocksService';
 import { chainServices, type ChainServices } from '../src/services/chain';
 import { FinalizedHead } from '../src/services/finalizedHead';
 import type { Devnet } from '../devnet/chain';

@@ -10,8 +10,8 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
-import { BLOCK_ROUTES } from '../src/controllers/blockRoutes';
-import { FOLLOW_ROUTES } from '../src/controllers/followRoutes';
+import { BLOCK_ROUTES } from '../src/controllers/blocks/routes';
+import { FOLLOW_ROUTES } from '../src/controllers/follow/routes';
 import { openStream } from '../harness/sseClient';
 import { openApiDocument } from '../src/http/openapi';
 import { createLogger } from '../src/logger';

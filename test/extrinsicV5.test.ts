@@ -23,7 +23,7 @@ import { startSidecar, type Peer } from '../harness/processes';
 import { toSidecarJson } from '../src/decode/codecJson';
 import { openApiDocument } from '../src/http/openapi';
 import type { Fastcar } from '../src/server';
-import { decodeCounters } from '../src/services/bodyDecoding';
+import { decodeCounters } from '../src/services/blocks/bodyDecoding';
 import { VERSION } from '../src/version';
 import { startDevnet } from './support/devnet';
 import { asBareV5, authorizeUpgrade, bareInherents, bareV5, ethAccount, ethTransfer, formatByte, generalV5 } from './support/v5Blocks';

@@ -4,7 +4,7 @@
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
-import { RANGE_WINDOW } from '../src/services/blocksService';
+import { RANGE_WINDOW } from '../src/services/blocks/blocksService';
 import { startRelay, type Relay } from '../harness/relay';
 import { startDevnet } from './support/devnet';
 import { getJson } from '../harness/http';

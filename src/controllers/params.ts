@@ -2,7 +2,7 @@
 // has one, and a 400 (not silence) where sidecar would quietly ignore a typo.
 import { badRequest } from '../errors';
 import type { RequestStats } from '../rpc/requestStats';
-import type { BlockId, BlockQuery } from '../services/blockAnswer';
+import type { BlockId, BlockQuery } from '../services/blocks/blockAnswer';
 
 /**
  * What a route reads of a request: its path parameters, its query (parsed by Node's

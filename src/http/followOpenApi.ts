@@ -2,7 +2,7 @@
 // by hash), built from their table (src/controllers/followRoutes.ts) and merged into
 // the document src/http/openapi.ts builds. Schemas name the shared ones (Error,
 // Extrinsic) by reference.
-import { FOLLOW_PARAMETERS, FOLLOW_ROUTES, type FollowRouteSpec } from '../controllers/followRoutes';
+import { FOLLOW_PARAMETERS, FOLLOW_ROUTES, type FollowRouteSpec } from '../controllers/follow/routes';
 
 type Schema = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // the router is built from (src/controllers/blockRoutes.ts). Response schemas
 // are closed (no properties beyond those listed), so a field added or renamed
 // without documenting it fails the schema test against real answers.
-import { BLOCK_ROUTES, QUERY_PARAMETERS, type ResponseName, type RouteSpec } from '../controllers/blockRoutes';
+import { BLOCK_ROUTES, QUERY_PARAMETERS, type ResponseName, type RouteSpec } from '../controllers/blocks/routes';
 import { FOLLOW_SCHEMAS, followPaths } from './followOpenApi';
 
 type Schema = Record<string, unknown>;

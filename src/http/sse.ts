@@ -3,7 +3,7 @@
 // stream that gets it (Node queues the same buffer for each socket, no copies).
 import type { ServerResponse } from 'node:http';
 
-import type { StreamFrames, StreamSink } from '../services/blockStream';
+import type { StreamFrames, StreamSink } from '../services/follow/blockStream';
 
 /** How long a client that does not take the final event may keep its connection. */
 const FINISH_GRACE_MS = 30_000;

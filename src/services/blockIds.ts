@@ -6,7 +6,7 @@ import type { TieredCache } from '../cache/tieredCache';
 import { BeyondHeadError, IncompleteNodeAnswerError } from '../errors';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
-import type { BlockId } from './blockAnswer';
+import type { BlockId } from './blocks/blockAnswer';
 import type { FinalizedHead } from './finalizedHead';
 import { HashWindows } from './hashWindows';
 import { hashOfHeader } from './headers';

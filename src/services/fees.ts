@@ -11,7 +11,7 @@ import type { FeeDetails, RuntimeDispatchInfo } from '@polkadot/types/interfaces
 
 import { NodeRpcError, NodeTimeoutError, NodeUnavailableError, type Hex, type NodeClient } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
-import type { ExtrinsicFacts, SidecarExtrinsic } from './blockShape';
+import type { ExtrinsicFacts, SidecarExtrinsic } from './blocks/blockShape';
 import { feeRulesFor, type FeeDetailsKnowledge } from './feeRules';
 import { toSidecarJson, type JsonValue } from '../decode/codecJson';
 

@@ -1,6 +1,6 @@
 // An answer is sent as bytes written in two parts; they must be what encoding the
 // joined text would give, whatever is appended and whatever script the body holds.
-import { answerBytes, withFinalizedTag } from '../../src/services/blockAnswer';
+import { answerBytes, withFinalizedTag } from '../../src/services/blocks/blockAnswer';
 
 describe('an answer as sent', () => {
   const bodies = ['{"number":"1","logs":[]}', '{"number":"2","args":{"remark":"ünïcødé ✓ 𝄞"}}'];

@@ -3,7 +3,7 @@
 // same canonical path, and only that path is ever kept hot.
 import type { Request } from 'express';
 
-import { BLOCK_ROUTES } from '../../src/controllers/blockRoutes';
+import { BLOCK_ROUTES } from '../../src/controllers/blocks/routes';
 import { blockQuery, canonicalBlockPath, parseBlockId, parseFlags, parseParaId } from '../../src/controllers/params';
 
 /** The canonical path of `/blocks/{raw}?{query}` as the block route reads it. */

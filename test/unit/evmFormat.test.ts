@@ -1,7 +1,7 @@
 // useEvmFormat: accounts in revive calls' revive events as pallet-revive's EVM addresses.
 import { encodeAddress } from '@polkadot/util-crypto';
 
-import { evmAddressOf, withEvmAddresses } from '../../src/services/evmFormat';
+import { evmAddressOf, withEvmAddresses } from '../../src/services/blocks/evmFormat';
 
 const ALICE = '5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY';
 // Alice's address under pallet-revive's mapping, as a revive node reports it (keccak-256 of the account, last 20 bytes).

@@ -2,8 +2,8 @@
 // the place noted when the block was serialized (src/services/blockAnswer.ts),
 // instead of parsing the whole block and writing it again: the same bytes as
 // that, kept through the cache, and a figure of what each costs.
-import type { SidecarBlock, SidecarExtrinsic } from '../../src/services/blockShape';
-import { extrinsicJson, fromCached, placesInText, serializeBlock, serializePiecewise, toCached, type BlockAnswer } from '../../src/services/blockAnswer';
+import type { SidecarBlock, SidecarExtrinsic } from '../../src/services/blocks/blockShape';
+import { extrinsicJson, fromCached, placesInText, serializeBlock, serializePiecewise, toCached, type BlockAnswer } from '../../src/services/blocks/blockAnswer';
 import { loadPolkadotRecording } from '../support/recordedNode';
 
 const recording = loadPolkadotRecording();

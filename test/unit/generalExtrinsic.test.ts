@@ -9,7 +9,7 @@ import type { TypeRegistry } from '@polkadot/types';
 import type { DecodedEvent, DecodedExtrinsic } from '../../src/decode/runtimeCodecs';
 import type { NodeClient } from '../../src/rpc/nodeClient';
 import type { DecodedBody } from '../../src/decode/decodedBody';
-import { assembleBlock } from '../../src/services/blockShape';
+import { assembleBlock } from '../../src/services/blocks/blockShape';
 import { resolveFees } from '../../src/services/fees';
 import { FeeDetailsKnowledge } from '../../src/services/feeRules';
 

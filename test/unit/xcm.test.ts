@@ -1,4 +1,4 @@
-import { forParachain, type XcmMessages } from '../../src/services/xcm';
+import { forParachain, type XcmMessages } from '../../src/services/blocks/xcm';
 
 const messages: XcmMessages = {
   horizontalMessages: [{ originParaId: '1000', data: 'a' }, { originParaId: '2000', data: 'b' }],

@@ -6,21 +6,21 @@
 // reported them (fees.ts).
 import type { Block } from '@polkadot/types/interfaces';
 
-import { bytesOfHex } from '../decode/hex';
-import { eventRecordsOf } from '../decode/polkadotReference';
-import { UnknownBlockError } from '../errors';
-import type { Hex, NodeClient } from '../rpc/nodeClient';
-import { wave } from '../rpc/requestStats';
+import { bytesOfHex } from '../../decode/hex';
+import { eventRecordsOf } from '../../decode/polkadotReference';
+import { UnknownBlockError } from '../../errors';
+import type { Hex, NodeClient } from '../../rpc/nodeClient';
+import { wave } from '../../rpc/requestStats';
 import { serializeBlock, type BlockAnswer, type BlockQuery } from './blockAnswer';
-import type { BlockIds } from './blockIds';
+import type { BlockIds } from '../blockIds';
 import { assembleBlock } from './blockShape';
 import { decodeBody } from './bodyDecoding';
-import type { FeeDetailsKnowledge } from './feeRules';
-import { resolveFees } from './fees';
-import type { FinalizedHead } from './finalizedHead';
-import { blockHeaderFields } from './headers';
-import type { RuntimeRegistry } from './runtimes';
-import { SESSION_VALIDATORS_KEY, storageAt, SYSTEM_EVENTS_KEY } from './storage';
+import type { FeeDetailsKnowledge } from '../feeRules';
+import { resolveFees } from '../fees';
+import type { FinalizedHead } from '../finalizedHead';
+import { blockHeaderFields } from '../headers';
+import type { RuntimeRegistry } from '../runtimes';
+import { SESSION_VALIDATORS_KEY, storageAt, SYSTEM_EVENTS_KEY } from '../storage';
 import { xcmMessages } from './xcm';
 
 export interface BuildOptions {

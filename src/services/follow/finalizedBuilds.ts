@@ -6,10 +6,10 @@
 // the cache off. Behind this, BlocksService's cache (and Redis) is the lasting copy.
 import { LRUCache } from 'lru-cache';
 
-import { SingleFlight } from '../cache/singleFlight';
-import { filterXcm, queryKey, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
-import type { BlocksService } from './blocksService';
-import type { ChainReads } from './chainReads';
+import { SingleFlight } from '../../cache/singleFlight';
+import { filterXcm, queryKey, type BlockAnswer, type BlockId, type BlockQuery } from '../blocks/blockAnswer';
+import type { BlocksService } from '../blocks/blocksService';
+import type { ChainReads } from '../blocks/chainReads';
 
 /** Bytes of recent answers kept for option sets that ask a moment later. */
 const RECENT_BYTES = 16 * 1024 * 1024;

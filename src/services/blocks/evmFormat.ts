@@ -5,8 +5,8 @@
 // other gives the last 20 bytes of its keccak-256 hash.
 import { decodeAddress, keccakAsU8a } from '@polkadot/util-crypto';
 
-import { hexOfBytes } from '../decode/hex';
-import type { JsonValue } from '../decode/json';
+import { hexOfBytes } from '../../decode/hex';
+import type { JsonValue } from '../../decode/json';
 
 const SS58_SHAPE = /^[1-9A-HJ-NP-Za-km-z]{46,50}$/;
 

@@ -3,9 +3,9 @@
 // become sidecar's block JSON. Both end in `assembleBlock`, so everything after
 // decoding (events to extrinsics, success, fee facts) is one code.
 // No I/O here, so it is tested on recorded data alone (test/unit/blockShape.test.ts).
-import type { DecodedBody } from '../decode/decodedBody';
-import type { HeaderFields } from '../decode/header';
-import type { JsonValue } from '../decode/json';
+import type { DecodedBody } from '../../decode/decodedBody';
+import type { HeaderFields } from '../../decode/header';
+import type { JsonValue } from '../../decode/json';
 
 export interface ShapeOptions {
   eventDocs: boolean;

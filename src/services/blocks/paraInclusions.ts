@@ -3,10 +3,10 @@
 // data) and the candidate that carried it. Sidecar's `/blocks/{id}/para-inclusions`.
 import { blake2AsU8a } from '@polkadot/util-crypto';
 
-import { bytesOfHex, hexOfBytes } from '../decode/hex';
-import type { JsonValue } from '../decode/json';
-import { ByteReader } from '../decode/reader';
-import type { DecodedEvent } from '../decode/runtimeCodecs';
+import { bytesOfHex, hexOfBytes } from '../../decode/hex';
+import type { JsonValue } from '../../decode/json';
+import { ByteReader } from '../../decode/reader';
+import type { DecodedEvent } from '../../decode/runtimeCodecs';
 
 export interface ParaInclusion {
   paraId: string;

@@ -6,13 +6,13 @@
 import type { Block, EventRecord } from '@polkadot/types/interfaces';
 import { blake2AsU8a } from '@polkadot/util-crypto';
 
-import type { DecodedBody } from '../decode/decodedBody';
-import { bytesOfHex, hexOfBytes } from '../decode/hex';
-import { decodeWithCodecs, eventRecordsOf, eventsWithCodecs } from '../decode/polkadotReference';
-import { DecodeError } from '../decode/reader';
-import { UnsupportedFormat, type DecodedEvent, type DecodedExtrinsic, type RuntimeCodecs } from '../decode/runtimeCodecs';
-import type { Hex } from '../rpc/nodeClient';
-import type { Runtime } from './runtimes';
+import type { DecodedBody } from '../../decode/decodedBody';
+import { bytesOfHex, hexOfBytes } from '../../decode/hex';
+import { decodeWithCodecs, eventRecordsOf, eventsWithCodecs } from '../../decode/polkadotReference';
+import { DecodeError } from '../../decode/reader';
+import { UnsupportedFormat, type DecodedEvent, type DecodedExtrinsic, type RuntimeCodecs } from '../../decode/runtimeCodecs';
+import type { Hex } from '../../rpc/nodeClient';
+import type { Runtime } from '../runtimes';
 
 /** Running totals of how blocks were read in this process (decoding is shared by every chain served); server.ts hands them to /metrics. */
 export interface DecodeCounters {

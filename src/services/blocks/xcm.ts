@@ -12,7 +12,7 @@ import type { Block } from '@polkadot/types/interfaces';
 import type { Codec } from '@polkadot/types-codec/types';
 import { u8aToHex } from '@polkadot/util';
 
-import { toSidecarJson, type JsonValue } from '../decode/codecJson';
+import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
 
 export interface XcmMessages {
   horizontalMessages: JsonValue[];

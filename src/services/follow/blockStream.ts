@@ -17,15 +17,15 @@
 // are built and sent once it is back.
 import { LRUCache } from 'lru-cache';
 
-import { SingleFlight } from '../cache/singleFlight';
-import { ApiError } from '../errors';
-import { NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
-import { queryKey, withFinalizedTag, type BlockQuery } from './blockAnswer';
-import { withEvmAddresses } from './evmFormat';
+import { SingleFlight } from '../../cache/singleFlight';
+import { ApiError } from '../../errors';
+import { NodeTimeoutError, NodeUnavailableError } from '../../rpc/nodeClient';
+import { queryKey, withFinalizedTag, type BlockQuery } from '../blocks/blockAnswer';
+import { withEvmAddresses } from '../blocks/evmFormat';
 import type { FinalizedBuilds } from './finalizedBuilds';
 import type { FinalizedFeed } from './finalizedFeed';
-import { pauseAfterFailures } from './retryPause';
-import type { Logger } from '../logger';
+import { pauseAfterFailures } from '../retryPause';
+import type { Logger } from '../../logger';
 
 /** What a stream sends: whole blocks as `/blocks/{n}` answers them, or headers as `/blocks/{n}/header` does. */
 export interface StreamOptions {

@@ -6,16 +6,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 
-import { answerBytes, queryKey, withFinalizedTag, type BlockAnswer, type BlockId, type BlockQuery } from '../services/blockAnswer';
-import type { ChainServices } from '../services/chain';
-import { withEvmAddresses } from '../services/evmFormat';
-import type { Hex } from '../rpc/nodeClient';
-import type { RelayLink } from '../services/relayLink';
-import { RELAY_SETTING } from '../config';
-import { badRequest } from '../errors';
-import { isStream, respond, statsOf, type Answer, type CacheFact, type Reply, type StreamItem } from '../http/reply';
-import { BLOCK_ROUTES as ROUTES } from './blockRoutes';
-import { blockQuery, canonicalBlockPath, headerList, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams, type RouteRequest } from './params';
+import { answerBytes, queryKey, withFinalizedTag, type BlockAnswer, type BlockId, type BlockQuery } from '../../services/blocks/blockAnswer';
+import type { ChainServices } from '../../services/chain';
+import { withEvmAddresses } from '../../services/blocks/evmFormat';
+import type { Hex } from '../../rpc/nodeClient';
+import type { RelayLink } from '../../services/relayLink';
+import { RELAY_SETTING } from '../../config';
+import { badRequest } from '../../errors';
+import { isStream, respond, statsOf, type Answer, type CacheFact, type Reply, type StreamItem } from '../../http/reply';
+import { BLOCK_ROUTES as ROUTES } from './routes';
+import { blockQuery, canonicalBlockPath, headerList, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams, type RouteRequest } from '../params';
 import { combinedCache, relayAnswer, withRelayFields, type Piece } from './relayAnswer';
 
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */

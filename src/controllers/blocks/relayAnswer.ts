@@ -1,7 +1,7 @@
 // useRcBlock answers: each block a relay chain block included, answered as this
 // chain's own block with the relay block it came with, listed as sidecar lists them.
-import type { CacheFact } from '../http/reply';
-import type { Included, RelayBlockRef } from '../services/relayLink';
+import type { CacheFact } from '../../http/reply';
+import type { Included, RelayBlockRef } from '../../services/relayLink';
 
 /** One included block's answer (its JSON, and whether it came from the cache). */
 export interface Piece {

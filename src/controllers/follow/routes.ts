@@ -2,7 +2,7 @@
 // where an extrinsic landed), as data in the manner of blockRoutes.ts: the router
 // (followController.ts) and the OpenAPI document (src/http/followOpenApi.ts) are
 // both built from this table.
-import { QUERY_PARAMETERS, type QueryName, type QueryParameter } from './blockRoutes';
+import { QUERY_PARAMETERS, type QueryName, type QueryParameter } from '../blocks/routes';
 
 export type FollowQueryName = Exclude<QueryName, 'range' | 'finalized' | 'useRcBlock' | 'useRcBlockFormat'> | 'from' | 'to';
 

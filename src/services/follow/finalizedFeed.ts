@@ -3,7 +3,7 @@
 // several heights at once (a subscription can skip notifications, a poll sees
 // only where the head is now), so followers keep their own position and walk
 // every height from there to the head: nothing here is per height.
-import type { FinalizedHead } from './finalizedHead';
+import type { FinalizedHead } from '../finalizedHead';
 
 export class FinalizedFeed {
   private readonly listeners: ((head: number) => void)[] = [];

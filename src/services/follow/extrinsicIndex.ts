@@ -7,14 +7,14 @@
 // asking the node. Searches of other heights (`from`/`to`) read blocks the same way.
 import { blake2AsU8a } from '@polkadot/util-crypto';
 
-import { ExtrinsicWindow, HASH_BYTES, indexIn, type ExtrinsicPlace } from '../cache/extrinsicWindow';
-import type { RedisStore } from '../cache/redisStore';
-import { bytesOfHex } from '../decode/hex';
-import type { Logger } from '../logger';
-import type { Hex, NodeClient } from '../rpc/nodeClient';
-import type { BlockIds } from './blockIds';
+import { ExtrinsicWindow, HASH_BYTES, indexIn, type ExtrinsicPlace } from '../../cache/extrinsicWindow';
+import type { RedisStore } from '../../cache/redisStore';
+import { bytesOfHex } from '../../decode/hex';
+import type { Logger } from '../../logger';
+import type { Hex, NodeClient } from '../../rpc/nodeClient';
+import type { BlockIds } from '../blockIds';
 import type { FinalizedFeed } from './finalizedFeed';
-import { pauseAfterFailures } from './retryPause';
+import { pauseAfterFailures } from '../retryPause';
 
 /** The most heights one `from`/`to` search reads, as a range. */
 export const MAX_SEARCH_BLOCKS = 500;

@@ -4,17 +4,17 @@
 // value, which the writer (src/http/reply.ts) sends.
 import { Router, type Request, type Response } from 'express';
 
-import { badRequest, notFound } from '../errors';
-import { respond, type EventStreamReply, type Reply } from '../http/reply';
-import { SseSink } from '../http/sse';
-import type { Hex } from '../rpc/nodeClient';
-import type { BlocksService } from '../services/blocksService';
-import type { BlockStreams, StreamOptions } from '../services/blockStream';
-import { withEvmAddresses } from '../services/evmFormat';
-import { MAX_SEARCH_BLOCKS, type ExtrinsicIndex } from '../services/extrinsicIndex';
-import type { FinalizedFeed } from '../services/finalizedFeed';
-import { FOLLOW_ROUTES as ROUTES, type FollowQueryName } from './followRoutes';
-import { blockQuery, headerList, parseFlags, parseParaId, unusedParams } from './params';
+import { badRequest, notFound } from '../../errors';
+import { respond, type EventStreamReply, type Reply } from '../../http/reply';
+import { SseSink } from '../../http/sse';
+import type { Hex } from '../../rpc/nodeClient';
+import type { BlocksService } from '../../services/blocks/blocksService';
+import type { BlockStreams, StreamOptions } from '../../services/follow/blockStream';
+import { withEvmAddresses } from '../../services/blocks/evmFormat';
+import { MAX_SEARCH_BLOCKS, type ExtrinsicIndex } from '../../services/follow/extrinsicIndex';
+import type { FinalizedFeed } from '../../services/follow/finalizedFeed';
+import { FOLLOW_ROUTES as ROUTES, type FollowQueryName } from './routes';
+import { blockQuery, headerList, parseFlags, parseParaId, unusedParams } from '../params';
 
 const U32_MAX = 0xffff_ffff;
 /** Parameters that carry values, not true/false. */

@@ -1,9 +1,9 @@
 // Builds the answers of newly finalized blocks before anyone asks. Exchanges and
 // indexers poll for the newest block the moment it is finalized; with this, that
 // first request is a cache hit instead of a build.
-import type { Logger } from '../logger';
-import type { BlockQuery } from './blockAnswer';
-import type { BlocksService } from './blocksService';
+import type { Logger } from '../../logger';
+import type { BlockQuery } from '../blocks/blockAnswer';
+import type { BlocksService } from '../blocks/blocksService';
 
 /** What a client asks for when it passes no options. */
 const DEFAULT_QUERY: BlockQuery = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };

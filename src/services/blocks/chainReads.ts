@@ -1,19 +1,19 @@
 // What the routes besides block answers read of a chain: headers, raw blocks,
 // para-inclusions, and for useRcBlock a block's timestamp and this chain's own
 // parachain id. Finalized facts are kept in the cache, keyed by hash.
-import type { TieredCache } from '../cache/tieredCache';
-import { bytesOfHex } from '../decode/hex';
-import { IncompleteNodeAnswerError, UnknownBlockError } from '../errors';
-import type { Hex, NodeClient } from '../rpc/nodeClient';
-import { wave } from '../rpc/requestStats';
+import type { TieredCache } from '../../cache/tieredCache';
+import { bytesOfHex } from '../../decode/hex';
+import { IncompleteNodeAnswerError, UnknownBlockError } from '../../errors';
+import type { Hex, NodeClient } from '../../rpc/nodeClient';
+import { wave } from '../../rpc/requestStats';
 import type { BlockId } from './blockAnswer';
-import type { BlockIds } from './blockIds';
+import type { BlockIds } from '../blockIds';
 import { decodeEvents } from './bodyDecoding';
-import type { FinalizedHead } from './finalizedHead';
-import { headerAnswer, rawBlockAnswer } from './headers';
+import type { FinalizedHead } from '../finalizedHead';
+import { headerAnswer, rawBlockAnswer } from '../headers';
 import { inclusionsOf, type ParaInclusion } from './paraInclusions';
-import type { RuntimeRegistry } from './runtimes';
-import { PARACHAIN_ID_KEY, storageAt, SYSTEM_EVENTS_KEY, TIMESTAMP_NOW_KEY } from './storage';
+import type { RuntimeRegistry } from '../runtimes';
+import { PARACHAIN_ID_KEY, storageAt, SYSTEM_EVENTS_KEY, TIMESTAMP_NOW_KEY } from '../storage';
 
 export interface ParaInclusionsAt {
   hash: Hex;

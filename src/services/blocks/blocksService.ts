@@ -2,18 +2,18 @@
 // before, else built (blockBuilder.ts; identical requests in flight share one
 // build) and kept if it can never change. Ids resolve through blockIds.ts, each
 // cache key looked up once per request.
-import { SingleFlight } from '../cache/singleFlight';
-import type { TieredCache } from '../cache/tieredCache';
-import { BeyondHeadError } from '../errors';
-import type { Hex, NodeClient } from '../rpc/nodeClient';
-import { wave } from '../rpc/requestStats';
+import { SingleFlight } from '../../cache/singleFlight';
+import type { TieredCache } from '../../cache/tieredCache';
+import { BeyondHeadError } from '../../errors';
+import type { Hex, NodeClient } from '../../rpc/nodeClient';
+import { wave } from '../../rpc/requestStats';
 import { extrinsicJson, filterXcm, fromCached, queryKey, toCached, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
 import { BlockBuilder } from './blockBuilder';
-import { BlockIds, isPastAnyHead } from './blockIds';
-import type { SharedBuildState } from './chain';
-import { FeeDetailsKnowledge } from './feeRules';
-import type { FinalizedHead } from './finalizedHead';
-import type { RuntimeRegistry } from './runtimes';
+import { BlockIds, isPastAnyHead } from '../blockIds';
+import type { SharedBuildState } from '../chain';
+import { FeeDetailsKnowledge } from '../feeRules';
+import type { FinalizedHead } from '../finalizedHead';
+import type { RuntimeRegistry } from '../runtimes';
 
 /** Blocks of one range built at once: enough to keep the node busy, few enough to bound memory and calls. */
 export const RANGE_WINDOW = 8;

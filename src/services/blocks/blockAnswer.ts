@@ -3,7 +3,7 @@
 // extrinsic is cut out without reading the rest), `finalized` and `decodedXcmMsgs`
 // added as sidecar places them, the cache entry format, and the short key of the
 // options that change the JSON (cache keys, ETags).
-import type { Hex } from '../rpc/nodeClient';
+import type { Hex } from '../../rpc/nodeClient';
 import type { SidecarBlock } from './blockShape';
 import { forParachain, type XcmMessages } from './xcm';
 
