@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { openApiDocument } from '../src/http/openapi';
+import { openApiDocument } from '../src/controllers/families';
 import { VERSION } from '../src/version';
 
 writeFileSync(join(__dirname, '..', 'openapi.json'), `${JSON.stringify(openApiDocument(VERSION), null, 2)}\n`);

@@ -1,11 +1,12 @@
 // Wires what follows the finalized chain for clients: the shared builds of newly
 // finalized blocks (the prebuilder's and the streams'), the block streams, the
-// extrinsic index, their metrics and their routes. server.ts mounts the router.
-import type { Router } from 'express';
+// extrinsic index, their metrics and their routes' handlers. server.ts serves them.
 
 import type { RedisStore } from './cache/redisStore';
 import type { Config } from './config';
-import { followRouter } from './controllers/follow/handlers';
+import { followHandlers } from './controllers/follow/handlers';
+import type { FollowRouteName } from './controllers/follow/routes';
+import type { FamilyHandlers } from './http/routes';
 import { sseFrames } from './http/sse';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
@@ -26,7 +27,7 @@ export interface ChainParts {
 }
 
 export interface Following {
-  router: Router;
+  handlers: FamilyHandlers<FollowRouteName>;
   /** Ends every stream (each told where to resume) and stops the index. */
   close(): Promise<void>;
 }
@@ -70,7 +71,7 @@ export function followTheChain(
   metrics.gauge('fastcar_extrinsic_index_entries', 'Extrinsic hashes the extrinsic index holds', () => index.window.entries);
 
   return {
-    router: followRouter({ streams, index, blocks: services.blocks, feed }, { strictParams: config.strictParams, onIgnoredParams }),
+    handlers: followHandlers({ streams, index, blocks: services.blocks, feed }, { strictParams: config.strictParams, onIgnoredParams }),
     async close() {
       index.close();
       await streams.close();

@@ -1,13 +1,15 @@
 // Wires the layers together: node client -> services -> controllers -> HTTP.
 import { createServer, type Server } from 'node:http';
-import { Router } from 'express';
 
 import { createApp } from './http/app';
 import { RedisStore } from './cache/redisStore';
 import { sharedFor } from './cache/sharedFor';
 import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
-import { blockHandlers, blocksRouter, sendAnswer, unconfiguredRelayRouter, type BlocksRouterOptions } from './controllers/blocks/handlers';
+import { blockHandlers, unconfiguredRelayRouter, type BlockHandlerOptions } from './controllers/blocks/handlers';
+import { BLOCKS_FAMILY } from './controllers/blocks/routes';
+import { openApiDocument } from './controllers/families';
+import { FOLLOW_FAMILY } from './controllers/follow/routes';
 import { urlForLogs, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
@@ -18,13 +20,13 @@ import { FinalizedHead } from './services/finalizedHead';
 import { RelayLink } from './services/relayLink';
 import { followTheChain } from './followWiring';
 import { rateLimited, RateLimiter } from './http/rateLimit';
-import { blockByIdRoute, directRoutes } from './http/directRoutes';
 import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
 import { listen, timeoutOptions } from './http/listen';
 import { startMetricsServer } from './http/metricsServer';
 import { RequestLog } from './http/requestLog';
 import { paced, RequestPacer } from './http/requestPacer';
+import { RouteBinder } from './http/routeBinder';
 
 export interface Fastcar {
   url: string;
@@ -52,20 +54,6 @@ const CACHE_FORMAT = 2;
 
 /** Finalized answers kept as wire bytes: a quarter of the cache budget, at most this. */
 const HOT_ANSWERS_MAX_BYTES = 64 * 1024 * 1024;
-
-/** A router made on first use, once what it needs exists (`make` throws until then). */
-function pendingRouter(make: () => Router): Router {
-  let made: Router | undefined;
-  return Router().use((req, res, next) => {
-    try {
-      made ??= make();
-    } catch (error) {
-      next(error);
-      return;
-    }
-    made(req, res, next);
-  });
-}
 
 /** One chain's node and the services over it. */
 interface Chain {
@@ -196,32 +184,28 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   // None with the cache off (nor a lookup in front of every request).
   const hot = config.cacheMaxBytes > 1 ? new HotAnswers(Math.min(HOT_ANSWERS_MAX_BYTES, Math.floor(config.cacheMaxBytes / 4))) : undefined;
   metrics.gauge('fastcar_hot_answers', 'Finalized answers kept as wire bytes for the warm path', () => hot?.entries ?? 0);
-  const routerOptions: BlocksRouterOptions = {
-    strictParams: config.strictParams,
-    onIgnoredParams: (count) => ignoredParams.inc(count),
-    onImmutableAnswer: hot ? (reply) => hot.remember(reply) : undefined,
-  };
-  const handlers = blockHandlers(services, { ...routerOptions, relay: relayNode ? new RelayLink(services, relayServices) : 'unconfigured' });
-  const router = blocksRouter(handlers, routerOptions);
+  const paramOptions = { strictParams: config.strictParams, onIgnoredParams: (count: number) => ignoredParams.inc(count) };
+  const blockOptions: BlockHandlerOptions = { ...paramOptions, relay: relayNode ? new RelayLink(services, relayServices) : 'unconfigured' };
   // Newly finalized blocks built ahead of pollers, pushed to streams, indexed by extrinsic hash.
-  const following = followTheChain(chain, config, metrics, logger, routerOptions.onIgnoredParams);
-  const relayRouter = relayNode ? pendingRouter(() => blocksRouter(blockHandlers(relayServices(), { ...routerOptions, relay: 'relay', mount: '/rc' }), routerOptions)) : unconfiguredRelayRouter();
+  const following = followTheChain(chain, config, metrics, logger, paramOptions.onIgnoredParams);
   const requestLog = new RequestLog(logger, metrics);
-  // polkadot-rest-api serves the same routes under /v1: its users can point here unchanged.
+  // Every route family through one door; polkadot-rest-api's users find the same routes under /v1.
+  const routes = new RouteBinder({ requestLog, logger, warm: hot });
+  routes.add('', FOLLOW_FAMILY, following.handlers);
+  routes.add('', BLOCKS_FAMILY, blockHandlers(services, blockOptions));
+  // The relay chain's handlers are made once it is connected (until then its routes answer 503).
+  if (relayNode) routes.add('/rc', BLOCKS_FAMILY, () => blockHandlers(relayServices(), { ...paramOptions, relay: 'relay', mount: '/rc' }));
+  const unconfiguredRelay = relayNode ? [] : (['/rc', '/v1/rc'] as const).map((prefix): [string, ReturnType<typeof unconfiguredRelayRouter>] => [prefix, unconfiguredRelayRouter()]);
   const app = createApp({
     logger,
-    requestLog,
-    routers: [docsRouter(VERSION), following.router, router, ['/rc', relayRouter], ['/v1', following.router], ['/v1', router], ['/v1/rc', relayRouter]],
+    routers: [docsRouter(openApiDocument(VERSION)), ...routes.expressRouters(), ...unconfiguredRelay],
     health,
   });
   const pacer = new RequestPacer();
   metrics.gauge('fastcar_requests_queued', 'Requests read but not yet started', () => pacer.queued);
   const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;
   if (limiter) metrics.total('fastcar_rate_limited', 'Requests refused with 429 since start', () => limiter.rejected);
-  // A cold block by id skips Express (its most asked route); a warm one skips even that.
-  const blockById = blockByIdRoute(async (req, http, res) => sendAnswer(http, res, await handlers.block(req), routerOptions));
-  const direct = directRoutes([blockById], app, requestLog, logger);
-  const listener = paced(hot ? hot.listener(direct, requestLog) : direct, pacer);
+  const listener = paced(routes.listener(app), pacer);
   const timeouts = { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs };
   const server = createServer(timeoutOptions(timeouts), limiter ? rateLimited(listener, limiter, config.trustedProxies) : listener);
   // Longer than the usual load balancer idle timeout (60 s), so the balancer closes

@@ -13,7 +13,7 @@ import type { SeedManifest } from '../devnet/seed';
 import { BLOCK_ROUTES } from '../src/controllers/blocks/routes';
 import { FOLLOW_ROUTES } from '../src/controllers/follow/routes';
 import { openStream } from '../harness/sseClient';
-import { openApiDocument } from '../src/http/openapi';
+import { openApiDocument } from '../src/controllers/families';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';

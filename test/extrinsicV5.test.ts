@@ -21,7 +21,7 @@ import { startFastcarOn } from '../harness/fastcar';
 import { getJson, getReferenceJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
 import { toSidecarJson } from '../src/decode/codecJson';
-import { openApiDocument } from '../src/http/openapi';
+import { openApiDocument } from '../src/controllers/families';
 import type { Fastcar } from '../src/server';
 import { decodeCounters } from '../src/services/blocks/bodyDecoding';
 import { VERSION } from '../src/version';

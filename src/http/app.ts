@@ -1,32 +1,25 @@
-// The Express application: per-request accounting, health, routes, and the
-// answers for unknown paths and for errors. Every answer is written by the one
-// writer (reply.ts); every request is logged and measured by requestLog.ts.
+// The Express application: health, docs, the route families for the spellings the
+// binder leaves to Express (routeBinder.ts, which also logs and counts every
+// request), and the answers for unknown paths and for errors. Every answer is
+// written by the one writer (reply.ts).
 import express, { type NextFunction, type Request, type Response } from 'express';
 
 import type { Logger } from '../logger';
 import { answerError } from './errorReply';
-import { respond, statsOf } from './reply';
-import type { RequestLog } from './requestLog';
+import { respond } from './reply';
 
 export interface AppParts {
   logger: Logger;
-  requestLog: RequestLog;
   /** Mounted in order; a path prefix mounts a router under it (`/rc`, `/v1`). */
   routers: (express.Router | [prefix: string, router: express.Router])[];
   health: () => Promise<{ status: number; body: unknown }>;
 }
 
-export function createApp({ logger, requestLog, routers, health }: AppParts): express.Express {
+export function createApp({ logger, routers, health }: AppParts): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'simple');
-
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const stats = statsOf(res);
-    res.on('finish', () => requestLog.record(req, res.statusCode, (req.route?.path as string | undefined) ?? 'unmatched', stats));
-    next();
-  });
 
   app.get('/health', async (req, res) => {
     const { status, body } = await health();

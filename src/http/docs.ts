@@ -3,7 +3,6 @@
 import { dirname } from 'node:path';
 import express, { Router } from 'express';
 
-import { openApiDocument } from './openapi';
 import { respond, type Reply } from './reply';
 
 const PAGE = `<!doctype html>
@@ -24,9 +23,10 @@ const PAGE = `<!doctype html>
 // Renders this server's own document.
 const START = "window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#api', deepLinking: true });\n";
 
-export function docsRouter(version: string): Router {
+/** Serves `openApi` (the document the route families make: controllers/families.ts) and the page that renders it. */
+export function docsRouter(openApi: Record<string, unknown>): Router {
   const router = Router();
-  const document = JSON.stringify(openApiDocument(version));
+  const document = JSON.stringify(openApi);
   // The folder only: requiring the package's index would run its whole browser bundle
   // in this process (a third of a second at start, and the heap it leaves).
   const assets = dirname(require.resolve('swagger-ui-dist/package.json'));

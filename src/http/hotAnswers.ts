@@ -1,18 +1,16 @@
 // Finalized block answers, kept as the bytes that go on the wire, and answered
-// before Express sees the request: no router, no middleware stack, no string
-// building, no per-request compression. What a bare `http.createServer` does,
-// plus the log line and the metric. The cache behind the service stays the source
-// of truth; this holds only answers already sent once, under the one canonical
-// spelling of their URL (others go through Express and are answered from the
-// cache behind it), within a byte budget. They are written by the same writer
+// first (routeBinder.ts): no routing, no string building, no per-request
+// compression. What a bare `http.createServer` does, plus the log line and the
+// metric. The cache behind the service stays the source of truth; this holds only
+// answers already sent once, under the one canonical spelling of their URL (others
+// are routed and answered from the cache behind it), within a byte budget. They are written by the same writer
 // as every other answer (reply.ts).
-import type { RequestListener } from 'node:http';
 import { LRUCache } from 'lru-cache';
 
 import type { Encoding } from './compression';
 import { compress } from './compression';
-import { sendReply, type Account, type Reply } from './reply';
-import type { RequestLog } from './requestLog';
+import type { Reply } from './reply';
+import type { WarmAnswers } from './routeBinder';
 
 /** A kept answer: its bytes as first sent, its ETag, and its compressed forms once made. */
 interface HotAnswer extends Reply {
@@ -20,9 +18,6 @@ interface HotAnswer extends Reply {
   etag: string;
   forms: Partial<Record<Encoding, Buffer>>;
 }
-
-/** The route label the metrics give these answers, as Express would. */
-const ROUTE = '/blocks/:blockId';
 
 /** `/v1/...` answers as the same path without the prefix: one entry for both. */
 function keyOf(url: string): string {
@@ -33,7 +28,7 @@ function sizeOf(answer: HotAnswer, key: string): number {
   return answer.body.length + key.length + (answer.forms.br?.length ?? 0) + (answer.forms.gzip?.length ?? 0);
 }
 
-export class HotAnswers {
+export class HotAnswers implements WarmAnswers {
   private readonly answers: LRUCache<string, HotAnswer>;
 
   constructor(maxBytes: number) {
@@ -68,15 +63,8 @@ export class HotAnswers {
     return this.answers.size;
   }
 
-  /** `next`, with the answers kept here served first. */
-  listener(next: RequestListener, requestLog: RequestLog): RequestListener {
-    return (req, res) => {
-      const answer = req.method === 'GET' && req.url ? this.answers.get(keyOf(req.url)) : undefined;
-      if (!answer) return next(req, res);
-      const account: Account = { rpcCalls: 0, waves: 0 };
-      sendReply(req, res, answer, account)
-        .then((status) => requestLog.record(req, status, ROUTE, account))
-        .catch(() => res.destroy());
-    };
+  /** The answer kept for `url` (`/v1/...` as the same path without it). */
+  lookup(url: string): Reply | undefined {
+    return this.answers.get(keyOf(url));
   }
 }

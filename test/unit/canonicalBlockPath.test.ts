@@ -4,15 +4,16 @@
 import type { Request } from 'express';
 
 import { BLOCK_ROUTES } from '../../src/controllers/blocks/routes';
-import { blockQuery, canonicalBlockPath, parseBlockId, parseFlags, parseParaId } from '../../src/controllers/params';
+import { parseBlockId, parseParaId } from '../../src/controllers/blocks/params';
+import { parseFlags } from '../../src/controllers/params';
+import { canonicalBlockPath, variantOf } from '../../src/services/blocks/answerVariant';
 
 /** The canonical path of `/blocks/{raw}?{query}` as the block route reads it. */
 function canonicalOf(raw: string, query: Record<string, string> = {}, mount = ''): string {
   const id = parseBlockId(raw);
   if (id.kind === 'beyond') throw new Error(`${raw} is beyond any head`);
   const flags = parseFlags({ query } as unknown as Request, BLOCK_ROUTES.block.query, false);
-  const options = { includeTag: flags.finalizedKey !== false, useEvmFormat: flags.useEvmFormat === true };
-  return canonicalBlockPath(mount, id, blockQuery(flags, parseParaId(query.paraId)), options);
+  return canonicalBlockPath(mount, id, variantOf(flags, parseParaId(query.paraId)));
 }
 
 describe('canonicalBlockPath', () => {

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 
 import { ApiError } from '../../src/errors';
-import { MAX_RANGE, parseBlockId, parseFlags, parseIndex, parseParaId, parseRange } from '../../src/controllers/params';
+import { MAX_RANGE, parseBlockId, parseIndex, parseParaId, parseRange } from '../../src/controllers/blocks/params';
+import { parseFlags } from '../../src/controllers/params';
 
 const request = (query: Record<string, unknown>) => ({ query }) as unknown as Request;
 

@@ -3,37 +3,28 @@
 // talks to the node. Routes whose id may name a relay chain block instead
 // (useRcBlock=true) declare their own answer and each included block's, and one
 // wrapper picks between them.
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Router, type Request, type Response } from 'express';
+import { Router } from 'express';
 
-import { answerBytes, queryKey, withFinalizedTag, type BlockAnswer, type BlockId, type BlockQuery } from '../../services/blocks/blockAnswer';
+import type { BlockAnswer, BlockId } from '../../services/blocks/blockAnswer';
+import { canonicalBlockPath, sentBytes, sentExtrinsic, sentJson, variantKey, variantOf, type AnswerVariant } from '../../services/blocks/answerVariant';
 import type { ChainServices } from '../../services/chain';
-import { withEvmAddresses } from '../../services/blocks/evmFormat';
 import type { Hex } from '../../rpc/nodeClient';
 import type { RelayLink } from '../../services/relayLink';
 import { RELAY_SETTING } from '../../config';
 import { badRequest } from '../../errors';
-import { isStream, respond, statsOf, type Answer, type CacheFact, type Reply, type StreamItem } from '../../http/reply';
-import { BLOCK_ROUTES as ROUTES } from './routes';
-import { blockQuery, canonicalBlockPath, headerList, parseBlockId, parseFlags as parseFlagsOf, parseIndex, parseParaId, parseRange, parseRcBlockFormat, unusedParams, type RouteRequest } from '../params';
+import type { Answer, CacheFact, Reply, StreamItem } from '../../http/reply';
+import type { FamilyHandlers, RouteRequest } from '../../http/routes';
+import { readFlags as readFlagsOf, type Flags, type ParamOptions } from '../params';
+import { parseBlockId, parseIndex, parseParaId, parseRange, parseRcBlockFormat } from './params';
+import { BLOCKS_FAMILY, type BlockRouteName as RouteName } from './routes';
 import { combinedCache, relayAnswer, withRelayFields, type Piece } from './relayAnswer';
 
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 
-export type RouteName = keyof typeof ROUTES;
-/** A route's answer to a request. */
-export type RouteHandler = (req: RouteRequest) => Promise<Answer>;
-type Flags = Record<string, boolean | undefined>;
 type RelayId = BlockId | 'best' | 'finalized';
 
-export interface BlocksRouterOptions {
-  /** Reject query parameters a route does not use, instead of ignoring them as sidecar does. */
-  strictParams: boolean;
-  /** Told how many parameters a request had that its route ignored. */
-  onIgnoredParams?: (count: number) => void;
-  /** Told of every finalized block answer sent (kept for the warm path under its `hotKey`). */
-  onImmutableAnswer?: (reply: Reply) => void;
+export interface BlockHandlerOptions extends ParamOptions {
   /** Where this chain's routes are mounted, apart from the `/v1` alias: '' or '/rc'. */
   mount?: string;
   /**
@@ -77,8 +68,6 @@ function relayIdOf(raw: string): BlockId {
 const byHash = (hash: Hex): BlockId => ({ kind: 'hash', hash });
 const cacheOf = (answer: Pick<BlockAnswer, 'fromCache'>): CacheFact => (answer.fromCache ? 'hit' : 'miss');
 
-/** With useEvmFormat=true, revive calls' events in EVM form; else the answer as it is. */
-const evmFormatter = (flags: Flags) => (flags.useEvmFormat ? withEvmAddresses : (json: string) => json);
 
 /** The relay chain's routes when no relay node is set: each answers what is missing. */
 export function unconfiguredRelayRouter(): Router {
@@ -89,22 +78,13 @@ export function unconfiguredRelayRouter(): Router {
   return router;
 }
 
-/** Each `/blocks` route's handler, by name (served by Express, and the hottest ones directly too). */
-export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions = { strictParams: false }): Record<RouteName, RouteHandler> {
+/** Each `/blocks` route's handler, by name. */
+export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions = { strictParams: false }): FamilyHandlers<RouteName> {
   const mount = options.mount ?? '';
 
   /** The route's flags, and what it does not use (named in X-Ignored-Params, or, strict, a 400). */
-  const readFlags = (req: RouteRequest, route: RouteName): { flags: Flags; ignoredParams?: string } => {
-    const allowed: readonly string[] = ROUTES[route].query;
-    if (req.query.useRcBlock === 'true' && !allowed.includes('useRcBlock')) {
-      throw badRequest('useRcBlock is not served on this route: its id is a relay chain block already');
-    }
-    const flags = parseFlagsOf(req, allowed, options.strictParams);
-    const ignored = unusedParams(req, allowed);
-    if (ignored.length === 0) return { flags };
-    options.onIgnoredParams?.(ignored.length);
-    return { flags, ignoredParams: headerList(ignored) };
-  };
+  const readFlags = (req: RouteRequest, route: RouteName) =>
+    readFlagsOf(req, BLOCKS_FAMILY.routes[route], BLOCKS_FAMILY.parameters, options, 'useRcBlock is not served on this route: its id is a relay chain block already');
 
   /** The relay link for a request with useRcBlock=true (undefined without it), or the 400 saying why there is none. */
   const relayFor = (flags: Flags, req: RouteRequest, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
@@ -131,21 +111,20 @@ export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions
     };
 
   /** A block's answer as one relay block's list item (the relay fields are added to it there). */
-  const includedBlock = ({ blocks }: ChainServices, query: BlockQuery, includeTag: boolean, evm: (json: string) => string) => async (hash: Hex): Promise<Piece> => {
-    const answer = await blocks.blockAt(hash, query, true);
-    return { json: evm(withFinalizedTag(answer, includeTag)), cache: cacheOf(answer) };
+  const includedBlock = ({ blocks }: ChainServices, variant: AnswerVariant) => async (hash: Hex): Promise<Piece> => {
+    const answer = await blocks.blockAt(hash, variant, true);
+    return { json: sentJson(answer, variant), cache: cacheOf(answer) };
   };
 
   const range = async (req: RouteRequest): Promise<Answer> => {
     const { flags, ignoredParams } = readFlags(req, 'range');
-    const evm = evmFormatter(flags);
     const numbers = parseRange(req.query.range);
-    const query = blockQuery(flags);
+    const variant = variantOf(flags);
     const relay = relayFor(flags, req, false);
     const services = chain.forRequest(req.stats);
     if (relay) {
       // Relay chain heights: each one's included blocks in order, relay blocks with none left out (as sidecar).
-      const read = includedBlock(services, query, true, evm);
+      const read = includedBlock(services, variant);
       const link = relay.link.forRequest(req.stats);
       return {
         ignoredParams,
@@ -161,46 +140,39 @@ export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions
     return {
       ignoredParams,
       async *items(signal: AbortSignal): AsyncGenerator<StreamItem> {
-        for await (const answer of services.blocks.range(numbers, query, signal)) yield { json: evm(withFinalizedTag(answer, true)), cache: cacheOf(answer) };
+        for await (const answer of services.blocks.range(numbers, variant, signal)) yield { json: sentJson(answer, variant), cache: cacheOf(answer) };
       },
     };
   };
 
   const head = relayable('head', {
-    parse: (req, flags) => ({ finalizedOnly: flags.finalized !== false, query: blockQuery(flags, parseParaId(req.query.paraId)), evm: evmFormatter(flags) }),
-    async own(_req, { finalizedOnly, query, evm }, { blocks, ids }) {
-      const answer = await blocks.blockAt(await ids.headHash(finalizedOnly), query, false);
+    parse: (req, flags) => ({ finalizedOnly: flags.finalized !== false, variant: variantOf(flags, parseParaId(req.query.paraId)) }),
+    async own(_req, { finalizedOnly, variant }, { blocks, ids }) {
+      const answer = await blocks.blockAt(await ids.headHash(finalizedOnly), variant, false);
       // The head moves: never let a client cache what "head" means.
-      return { body: evm(withFinalizedTag({ ...answer, finalized: finalizedOnly || answer.finalized }, true)), cache: cacheOf(answer) };
+      return { body: sentJson({ ...answer, finalized: finalizedOnly || answer.finalized }, variant), cache: cacheOf(answer) };
     },
     relayId: (_req, { finalizedOnly }) => (finalizedOnly ? 'finalized' : 'best'),
-    included: ({ query, evm }, services) => includedBlock(services, query, true, evm),
+    included: ({ variant }, services) => includedBlock(services, variant),
   });
 
   const block = relayable('block', {
-    parse: (req, flags) => ({
-      flags,
-      query: blockQuery(flags, parseParaId(req.query.paraId)),
-      includeTag: flags.finalizedKey !== false,
-      evm: evmFormatter(flags),
-    }),
-    async own(req, { flags, query, includeTag, evm }, { blocks }) {
+    parse: (req, flags) => variantOf(flags, parseParaId(req.query.paraId)),
+    async own(req, variant, { blocks }) {
       const id = blockIdOf(paramOf(req, 'blockId'));
-      const answer = await blocks.block(id, query);
-      const useEvmFormat = flags.useEvmFormat === true;
-      const body = useEvmFormat ? Buffer.from(evm(withFinalizedTag(answer, includeTag))) : answerBytes(answer, includeTag);
+      const answer = await blocks.block(id, variant);
+      const body = sentBytes(answer, variant);
       if (!answer.immutable) return { body, cache: cacheOf(answer) };
-      const variant = `${queryKey(query)}${Number(includeTag)}${query.decodedXcmMsgs ? `-${query.paraId ?? 0}` : ''}${useEvmFormat ? '-evm' : ''}`;
       return {
         body,
         cache: cacheOf(answer),
-        etag: `"${answer.hash}-${variant}-${FORMAT_VERSION}"`,
+        etag: `"${answer.hash}-${variantKey(variant)}-${FORMAT_VERSION}"`,
         // Kept warm under its one canonical spelling, whichever spelling asked for it.
-        hotKey: canonicalBlockPath(mount, id, query, { includeTag, useEvmFormat }),
+        hotKey: canonicalBlockPath(mount, id, variant),
       };
     },
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
-    included: ({ query, includeTag, evm }, services) => includedBlock(services, query, includeTag, evm),
+    included: (variant, services) => includedBlock(services, variant),
   });
 
   const headHeader = relayable('headHeader', {
@@ -217,20 +189,20 @@ export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions
     included: (_parsed, { reads }) => async (hash) => ({ json: await reads.header(byHash(hash)) }),
   });
 
-  const extrinsicAt = async ({ blocks }: ChainServices, id: BlockId, index: number, query: BlockQuery, evm: (json: string) => string): Promise<Piece> => {
-    const found = await blocks.extrinsic(id, index, query);
+  const extrinsicAt = async ({ blocks }: ChainServices, id: BlockId, index: number, variant: AnswerVariant): Promise<Piece> => {
+    const found = await blocks.extrinsic(id, index, variant);
     if (!found) throw badRequest('Requested `extrinsicIndex` does not exist');
-    return { json: evm(found.json), cache: cacheOf(found) };
+    return { json: sentExtrinsic(found.json, variant), cache: cacheOf(found) };
   };
 
   const extrinsic = relayable('extrinsic', {
-    parse: (req, flags) => ({ index: parseIndex(paramOf(req, 'extrinsicIndex')), query: blockQuery(flags), evm: evmFormatter(flags) }),
-    async own(req, { index, query, evm }, services) {
-      const { json, cache } = await extrinsicAt(services, blockIdOf(paramOf(req, 'blockId')), index, query, evm);
+    parse: (req, flags) => ({ index: parseIndex(paramOf(req, 'extrinsicIndex')), variant: variantOf(flags) }),
+    async own(req, { index, variant }, services) {
+      const { json, cache } = await extrinsicAt(services, blockIdOf(paramOf(req, 'blockId')), index, variant);
       return { body: json, cache };
     },
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
-    included: ({ index, query, evm }, services) => (hash) => extrinsicAt(services, byHash(hash), index, query, evm),
+    included: ({ index, variant }, services) => (hash) => extrinsicAt(services, byHash(hash), index, variant),
   });
 
   const raw = relayable('raw', {
@@ -250,23 +222,4 @@ export function blockHandlers(chain: ChainServices, options: BlocksRouterOptions
   };
 
   return { range, head, headHeader, block, header, extrinsic, raw, paraInclusions };
-}
-
-/** Sends a route's answer; a finalized block answer is then offered to the warm path. */
-export async function sendAnswer(req: IncomingMessage, res: ServerResponse, answer: Answer, options: Pick<BlocksRouterOptions, 'onImmutableAnswer'>): Promise<void> {
-  await respond(req, res, answer);
-  if (!isStream(answer) && answer.hotKey) options.onImmutableAnswer?.(answer);
-}
-
-/** The `/blocks` routes as an Express router. */
-export function blocksRouter(handlers: Record<RouteName, RouteHandler>, options: Pick<BlocksRouterOptions, 'onImmutableAnswer'>): Router {
-  const router = Router();
-  // In the table's order: fixed paths (head) before the ones with a parameter.
-  for (const [name, route] of Object.entries(ROUTES)) {
-    const handler = handlers[name as RouteName];
-    router.get(route.path, async (req: Request, res: Response) => {
-      await sendAnswer(req, res, await handler({ params: req.params, query: req.query, stats: statsOf(res) }), options);
-    });
-  }
-  return router;
 }

@@ -1,15 +1,10 @@
 // The `/blocks` routes as data: path, the query parameters each one uses, what
-// it answers. The router is built from this table and so is the OpenAPI
-// document (src/http/openapi.ts), so the two cannot drift apart.
+// it answers. The server serves them from this table (src/http/routeBinder.ts) and
+// the OpenAPI document describes them from it (src/http/openapi.ts).
+import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
+import { BLOCK_SCHEMAS } from './schemas';
 
 export type QueryName = 'eventDocs' | 'extrinsicDocs' | 'noFees' | 'finalized' | 'finalizedKey' | 'decodedXcmMsgs' | 'paraId' | 'range' | 'useRcBlock' | 'useRcBlockFormat' | 'useEvmFormat';
-
-export interface QueryParameter {
-  type: 'boolean' | 'integer' | 'string';
-  default?: boolean;
-  description: string;
-  pattern?: string;
-}
 
 export const QUERY_PARAMETERS: Record<QueryName, QueryParameter> = {
   eventDocs: { type: 'boolean', default: false, description: 'Include the docs of every event.' },
@@ -33,31 +28,34 @@ export const QUERY_PARAMETERS: Record<QueryName, QueryParameter> = {
   useRcBlockFormat: { type: 'string', pattern: '^(array|object)$', description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).' },
 };
 
-export type ResponseName = 'Block' | 'BlockList' | 'Header' | 'ExtrinsicAt' | 'RawBlock' | 'ParaInclusions';
-
-export interface RouteSpec {
-  /** As Express writes it. */
-  path: string;
-  summary: string;
-  query: readonly QueryName[];
-  response: ResponseName;
-  /** Finalized answers are sent as immutable, with an ETag. */
-  cacheable?: boolean;
-}
+const MALFORMED = 'Malformed id, index, range or parameter value; a height beyond the head';
+const NO_SUCH_BLOCK = 'No block with that hash';
+const ERRORS = { 400: MALFORMED, 404: NO_SUCH_BLOCK };
 
 export const BLOCK_ROUTES = {
-  range: { path: '/blocks', summary: 'A range of blocks, in order', query: ['range', 'eventDocs', 'extrinsicDocs', 'noFees', 'useRcBlock', 'useEvmFormat'], response: 'BlockList' },
+  range: {
+    path: '/blocks',
+    summary: 'A range of blocks, in order',
+    query: ['range', 'eventDocs', 'extrinsicDocs', 'noFees', 'useRcBlock', 'useEvmFormat'],
+    required: ['range'],
+    response: 'BlockList',
+    cacheFact: true,
+    errors: ERRORS,
+  },
   head: {
     path: '/blocks/head',
     summary: 'The finalized head (or the best block)',
     query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalized', 'decodedXcmMsgs', 'paraId', 'useRcBlock', 'useRcBlockFormat', 'useEvmFormat'],
     response: 'Block',
+    cacheFact: true,
+    errors: ERRORS,
   },
   headHeader: {
     path: '/blocks/head/header',
     summary: "The finalized head's header (or the best block's)",
     query: ['finalized', 'useRcBlock', 'useRcBlockFormat'],
     response: 'Header',
+    errors: ERRORS,
   },
   block: {
     path: '/blocks/:blockId',
@@ -65,24 +63,42 @@ export const BLOCK_ROUTES = {
     query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId', 'useRcBlock', 'useRcBlockFormat', 'useEvmFormat'],
     response: 'Block',
     cacheable: true,
+    cacheFact: true,
+    errors: ERRORS,
   },
-  header: { path: '/blocks/:blockId/header', summary: "A block's header", query: ['useRcBlock', 'useRcBlockFormat'], response: 'Header' },
+  header: { path: '/blocks/:blockId/header', summary: "A block's header", query: ['useRcBlock', 'useRcBlockFormat'], response: 'Header', errors: ERRORS },
   extrinsic: {
     path: '/blocks/:blockId/extrinsics/:extrinsicIndex',
     summary: 'One extrinsic of a block',
     query: ['eventDocs', 'extrinsicDocs', 'noFees', 'useRcBlock', 'useRcBlockFormat', 'useEvmFormat'],
     response: 'ExtrinsicAt',
+    errors: ERRORS,
   },
   raw: {
     path: '/blocks/:blockId/extrinsics-raw',
     summary: "A block's header and its extrinsics as SCALE hex",
     query: ['useRcBlock', 'useRcBlockFormat'],
     response: 'RawBlock',
+    errors: ERRORS,
   },
   paraInclusions: {
     path: '/blocks/:blockId/para-inclusions',
     summary: 'On a relay chain: the parachain blocks this block included (paraId: one parachain only)',
     query: ['paraId'],
     response: 'ParaInclusions',
+    errors: ERRORS,
   },
-} as const satisfies Record<string, RouteSpec>;
+} as const satisfies Record<string, RouteSpec<QueryName>>;
+
+export type BlockRouteName = keyof typeof BLOCK_ROUTES;
+
+export const BLOCKS_FAMILY: RouteFamily<BlockRouteName, QueryName> = {
+  tag: 'blocks',
+  routes: BLOCK_ROUTES,
+  parameters: QUERY_PARAMETERS,
+  pathParameters: {
+    blockId: { description: 'A height (decimal) or a block hash (0x and 64 hex digits)' },
+    extrinsicIndex: { description: 'Index of the extrinsic in the block' },
+  },
+  schemas: BLOCK_SCHEMAS,
+};

@@ -2,23 +2,21 @@
 // extrinsic found by hash. Parses and checks everything before a stream opens or
 // a block is read, so a bad request costs nothing; each route returns one answer
 // value, which the writer (src/http/reply.ts) sends.
-import { Router, type Request, type Response } from 'express';
-
 import { badRequest, notFound } from '../../errors';
-import { respond, type EventStreamReply, type Reply } from '../../http/reply';
+import type { EventStreamReply, Reply } from '../../http/reply';
+import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import { SseSink } from '../../http/sse';
 import type { Hex } from '../../rpc/nodeClient';
 import type { BlocksService } from '../../services/blocks/blocksService';
 import type { BlockStreams, StreamOptions } from '../../services/follow/blockStream';
-import { withEvmAddresses } from '../../services/blocks/evmFormat';
 import { MAX_SEARCH_BLOCKS, type ExtrinsicIndex } from '../../services/follow/extrinsicIndex';
 import type { FinalizedFeed } from '../../services/follow/finalizedFeed';
-import { FOLLOW_ROUTES as ROUTES, type FollowQueryName } from './routes';
-import { blockQuery, headerList, parseFlags, parseParaId, unusedParams } from '../params';
+import { readFlags as readFlagsOf, type ParamOptions } from '../params';
+import { parseParaId } from '../blocks/params';
+import { sentExtrinsic, variantOf } from '../../services/blocks/answerVariant';
+import { FOLLOW_FAMILY, type FollowRouteName } from './routes';
 
 const U32_MAX = 0xffff_ffff;
-/** Parameters that carry values, not true/false. */
-const VALUED: readonly string[] = ['from', 'to', 'paraId'];
 
 export interface FollowParts {
   streams: BlockStreams;
@@ -27,12 +25,7 @@ export interface FollowParts {
   feed: Pick<FinalizedFeed, 'currentHead'>;
 }
 
-export interface FollowRouterOptions {
-  strictParams: boolean;
-  onIgnoredParams?: (count: number) => void;
-}
-
-type Handler = (req: Request, res: Response) => Promise<Reply | EventStreamReply>;
+type Handler = (req: RouteRequest) => Promise<Reply | EventStreamReply>;
 
 /** A block height in a parameter or header: a decimal whole number that fits a block number. */
 function heightOf(raw: unknown, name: string): number | undefined {
@@ -44,7 +37,7 @@ function heightOf(raw: unknown, name: string): number | undefined {
 }
 
 /** Where a stream starts: after Last-Event-ID (a reconnect), else at `from`; undefined: at the head. */
-function startOf(req: Request): number | undefined {
+function startOf(req: RouteRequest): number | undefined {
   const lastEventId = heightOf(req.headers['last-event-id'], 'Last-Event-ID');
   const from = heightOf(req.query.from, 'from');
   return lastEventId !== undefined ? lastEventId + 1 : from;
@@ -55,22 +48,14 @@ function extrinsicHashOf(raw: string): Hex {
   return raw.toLowerCase() as Hex;
 }
 
-export function followRouter(parts: FollowParts, options: FollowRouterOptions): Router {
-  const router = Router();
+/** Each follow route's handler, by name. */
+export function followHandlers(parts: FollowParts, options: ParamOptions): FamilyHandlers<FollowRouteName> {
   const { streams, index, blocks, feed } = parts;
 
-  /** The route's true/false flags, and what it does not use (named in X-Ignored-Params, or, strict, a 400). */
-  const readFlags = (req: Request, allowed: readonly FollowQueryName[]) => {
-    if (req.query.useRcBlock === 'true') throw badRequest('useRcBlock is not served on this route: it follows this chain\'s own finalized blocks');
-    const query = Object.fromEntries(Object.entries(req.query).filter(([name]) => !(VALUED.includes(name) && allowed.includes(name as FollowQueryName))));
-    const flags = parseFlags({ query }, allowed.filter((name) => !VALUED.includes(name)), options.strictParams);
-    const ignored = unusedParams(req, allowed);
-    if (ignored.length === 0) return { flags };
-    options.onIgnoredParams?.(ignored.length);
-    return { flags, ignoredParams: headerList(ignored) };
-  };
+  const readFlags = (req: RouteRequest, route: FollowRouteName) =>
+    readFlagsOf(req, FOLLOW_FAMILY.routes[route], FOLLOW_FAMILY.parameters, options, "useRcBlock is not served on this route: it follows this chain's own finalized blocks");
 
-  const openStream = async (req: Request, streamOptions: StreamOptions, ignoredParams: string | undefined): Promise<EventStreamReply> => {
+  const openStream = async (req: RouteRequest, streamOptions: StreamOptions, ignoredParams: string | undefined): Promise<EventStreamReply> => {
     const start = startOf(req);
     streams.admit();
     const head = await streams.defaultStart();
@@ -86,14 +71,13 @@ export function followRouter(parts: FollowParts, options: FollowRouterOptions): 
   };
 
   const getBlockStream: Handler = async (req) => {
-    const { flags, ignoredParams } = readFlags(req, ROUTES.blockStream.query);
-    const query = blockQuery(flags, parseParaId(req.query.paraId));
-    return openStream(req, { kind: 'blocks', query, includeTag: flags.finalizedKey !== false, evm: flags.useEvmFormat === true }, ignoredParams);
+    const { flags, ignoredParams } = readFlags(req, 'blockStream');
+    return openStream(req, { kind: 'blocks', variant: variantOf(flags, parseParaId(req.query.paraId)) }, ignoredParams);
   };
 
   const getHeaderStream: Handler = async (req) => {
-    const { ignoredParams } = readFlags(req, ROUTES.headerStream.query);
-    return openStream(req, { kind: 'headers', query: blockQuery({}), includeTag: true, evm: false }, ignoredParams);
+    const { ignoredParams } = readFlags(req, 'headerStream');
+    return openStream(req, { kind: 'headers' }, ignoredParams);
   };
 
   /** The heights searched when the index is asked, as a 404 names them. */
@@ -105,8 +89,8 @@ export function followRouter(parts: FollowParts, options: FollowRouterOptions): 
     return `finalized blocks ${low}-${high} (the newest ${index.size} are indexed${filling})`;
   };
 
-  const getExtrinsic: Handler = async (req, res) => {
-    const { flags, ignoredParams } = readFlags(req, ROUTES.extrinsicByHash.query);
+  const getExtrinsic: Handler = async (req) => {
+    const { flags, ignoredParams } = readFlags(req, 'extrinsicByHash');
     const hash = extrinsicHashOf(typeof req.params.extrinsicHash === 'string' ? req.params.extrinsicHash : '');
     const from = heightOf(req.query.from, 'from');
     const to = heightOf(req.query.to, 'to');
@@ -118,31 +102,21 @@ export function followRouter(parts: FollowParts, options: FollowRouterOptions): 
       if (to - from + 1 > MAX_SEARCH_BLOCKS) throw badRequest(`from-to spans ${to - from + 1} blocks; at most ${MAX_SEARCH_BLOCKS} are searched at once.`);
       const head = await feed.currentHead();
       if (to > head) throw badRequest(`to (${to}) is beyond the finalized head (${head}); only finalized blocks are searched.`);
-      const stop = new AbortController();
-      res.once('close', () => stop.abort());
-      place = await index.search(hash, from, to, stop.signal);
+      place = await index.search(hash, from, to, req.clientGone());
       searched = `finalized blocks ${from}-${to}`;
     } else {
       place = index.find(hash);
       searched = `${indexWindow()}; search other heights with ?from=&to=`;
     }
     if (!place) throw notFound(`Extrinsic ${hash} was not found in ${searched}.`);
-    const found = await blocks.extrinsic({ kind: 'number', number: place.height }, place.index, blockQuery(flags));
+    const variant = variantOf(flags);
+    const found = await blocks.extrinsic({ kind: 'number', number: place.height }, place.index, variant);
     // The index names only extrinsics it read from the finalized block itself.
     if (!found) throw notFound(`Extrinsic ${hash} was not found in finalized block ${place.height}.`);
-    const shown = JSON.parse(flags.useEvmFormat ? withEvmAddresses(found.json) : found.json) as { at: { height: string; hash: string }; extrinsics: unknown };
+    const shown = JSON.parse(sentExtrinsic(found.json, variant)) as { at: { height: string; hash: string }; extrinsics: unknown };
     const body = { blockNumber: shown.at.height, blockHash: shown.at.hash, index: String(place.index), extrinsic: shown.extrinsics };
     return { body: JSON.stringify(body), cache: found.fromCache ? 'hit' : 'miss', ignoredParams };
   };
 
-  const handlers: Record<keyof typeof ROUTES, Handler> = {
-    blockStream: getBlockStream,
-    headerStream: getHeaderStream,
-    extrinsicByHash: getExtrinsic,
-  };
-  for (const [name, route] of Object.entries(ROUTES)) {
-    const handler = handlers[name as keyof typeof ROUTES];
-    router.get(route.path, async (req: Request, res: Response) => respond(req, res, await handler(req, res)));
-  }
-  return router;
+  return { blockStream: getBlockStream, headerStream: getHeaderStream, extrinsicByHash: getExtrinsic };
 }

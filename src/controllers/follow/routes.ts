@@ -1,8 +1,8 @@
 // The routes that follow the chain for clients (finalized blocks as a stream, and
-// where an extrinsic landed), as data in the manner of blockRoutes.ts: the router
-// (followController.ts) and the OpenAPI document (src/http/followOpenApi.ts) are
-// both built from this table.
-import { QUERY_PARAMETERS, type QueryName, type QueryParameter } from '../blocks/routes';
+// where an extrinsic landed), as data in the manner of the blocks family's table.
+import type { HeaderParameter, QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
+import { closed, decimal, hash, ref } from '../../http/schemas';
+import { QUERY_PARAMETERS, type QueryName } from '../blocks/routes';
 
 export type FollowQueryName = Exclude<QueryName, 'range' | 'finalized' | 'useRcBlock' | 'useRcBlockFormat'> | 'from' | 'to';
 
@@ -18,16 +18,14 @@ export const FOLLOW_PARAMETERS: Record<FollowQueryName, QueryParameter> = {
   to: { type: 'integer', description: 'The last height searched (with `from`; at most 500 heights, all finalized).' },
 };
 
-export type FollowResponseName = 'BlockEvents' | 'HeaderEvents' | 'ExtrinsicFound';
+const LAST_EVENT_ID: HeaderParameter = {
+  name: 'Last-Event-ID',
+  description: 'The id (height) of the last event received: the stream resumes with the height after it. Sent by EventSource when it reconnects; wins over `from`.',
+  schema: { type: 'integer', minimum: 0 },
+};
 
-export interface FollowRouteSpec {
-  /** As Express writes it. */
-  path: string;
-  summary: string;
-  description: string;
-  query: readonly FollowQueryName[];
-  response: FollowResponseName;
-}
+const STREAM_ERRORS = { 400: 'A malformed `from`, Last-Event-ID or flag' };
+const STREAM_UNAVAILABLE = 'The node is unavailable, or this instance has FASTCAR_MAX_STREAMS streams open';
 
 export const FOLLOW_ROUTES = {
   blockStream: {
@@ -41,7 +39,11 @@ export const FOLLOW_ROUTES = {
       '(nothing is skipped), a comment line every 15 s on an idle stream, and a last `resume` event `{from, reason, message}` before the server ' +
       'ends a stream (a client that falls too far behind, or a shutdown): reconnect with `from` set to its `from`.',
     query: ['eventDocs', 'extrinsicDocs', 'noFees', 'finalizedKey', 'decodedXcmMsgs', 'paraId', 'useEvmFormat', 'from'],
-    response: 'BlockEvents',
+    response: 'Block',
+    kind: 'events',
+    headers: [LAST_EVENT_ID],
+    errors: STREAM_ERRORS,
+    unavailable: STREAM_UNAVAILABLE,
   },
   headerStream: {
     path: '/blocks/head/header/stream',
@@ -49,7 +51,11 @@ export const FOLLOW_ROUTES = {
     description:
       'As `/blocks/stream`, with each event\'s `data` exactly what `/blocks/{id}/header` answers: for clients that only need to know a block is final.',
     query: ['from'],
-    response: 'HeaderEvents',
+    response: 'Header',
+    kind: 'events',
+    headers: [LAST_EVENT_ID],
+    errors: STREAM_ERRORS,
+    unavailable: STREAM_UNAVAILABLE,
   },
   extrinsicByHash: {
     path: '/extrinsics/:extrinsicHash',
@@ -60,5 +66,30 @@ export const FOLLOW_ROUTES = {
       'for the same options. 404 names the heights searched.',
     query: ['eventDocs', 'extrinsicDocs', 'noFees', 'useEvmFormat', 'from', 'to'],
     response: 'ExtrinsicFound',
+    tag: 'extrinsics',
+    errors: {
+      400: 'A malformed hash, `from`/`to` or flag; a window too long or past the finalized head',
+      404: 'Not in the heights searched (the message names them)',
+    },
   },
-} as const satisfies Record<string, FollowRouteSpec>;
+} as const satisfies Record<string, RouteSpec<FollowQueryName>>;
+
+export type FollowRouteName = keyof typeof FOLLOW_ROUTES;
+
+export const FOLLOW_FAMILY: RouteFamily<FollowRouteName, FollowQueryName> = {
+  tag: 'blocks',
+  routes: FOLLOW_ROUTES,
+  parameters: FOLLOW_PARAMETERS,
+  pathParameters: { extrinsicHash: { description: 'The extrinsic hash (0x and 64 hex digits)', schema: hash } },
+  schemas: {
+    ExtrinsicFound: closed({ blockNumber: decimal, blockHash: hash, index: decimal, extrinsic: ref('Extrinsic') }),
+    /** The data of a `resume` event, the last one a stream the server ends sends. */
+    StreamResume: closed({
+      from: { type: 'integer', description: 'The first height this client has not received: reconnect with from set to it (or Last-Event-ID one below).' },
+      reason: { enum: ['lagging', 'stalled', 'closing'] },
+      message: { type: 'string' },
+    }),
+    /** The data of `node-unavailable` and `node-available` events. */
+    StreamNotice: closed({ message: { type: 'string' } }),
+  },
+};

@@ -1,8 +1,8 @@
 // A block answer as the service hands it to controllers and keeps it in caches:
 // the body serialized once (with where each extrinsic's JSON is in it, so one
 // extrinsic is cut out without reading the rest), `finalized` and `decodedXcmMsgs`
-// added as sidecar places them, the cache entry format, and the short key of the
-// options that change the JSON (cache keys, ETags).
+// added as sidecar places them, and the cache entry format. The options that change
+// an answer, and their keys, are answerVariant.ts's.
 import type { Hex } from '../../rpc/nodeClient';
 import type { SidecarBlock } from './blockShape';
 import { forParachain, type XcmMessages } from './xcm';
@@ -32,11 +32,6 @@ export interface BlockAnswer {
   /** Whether the answer can never change: finalized, canonical, complete. */
   immutable: boolean;
   fromCache: boolean;
-}
-
-/** The options that change a block's JSON, as a short key (cache keys, ETags). */
-export function queryKey(query: BlockQuery): string {
-  return `${Number(query.eventDocs)}${Number(query.extrinsicDocs)}${Number(query.noFees)}${Number(query.decodedXcmMsgs)}`;
 }
 
 /** What follows the body's last field when sent: `finalized` unless left out, `decodedXcmMsgs` if asked for. */

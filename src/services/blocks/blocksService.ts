@@ -7,7 +7,8 @@ import type { TieredCache } from '../../cache/tieredCache';
 import { BeyondHeadError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { extrinsicJson, filterXcm, fromCached, queryKey, toCached, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
+import { builtKey } from './answerVariant';
+import { extrinsicJson, filterXcm, fromCached, toCached, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
 import { BlockBuilder } from './blockBuilder';
 import { BlockIds, isPastAnyHead } from '../blockIds';
 import type { SharedBuildState } from '../chain';
@@ -124,5 +125,5 @@ function cachedAnswer(hash: Hex, cached: string, query: BlockQuery): BlockAnswer
 }
 
 function answerKey(hash: Hex, query: BlockQuery): string {
-  return `b:${hash}:${queryKey(query)}`;
+  return `b:${hash}:${builtKey(query)}`;
 }

@@ -20,29 +20,18 @@ import { LRUCache } from 'lru-cache';
 import { SingleFlight } from '../../cache/singleFlight';
 import { ApiError } from '../../errors';
 import { NodeTimeoutError, NodeUnavailableError } from '../../rpc/nodeClient';
-import { queryKey, withFinalizedTag, type BlockQuery } from '../blocks/blockAnswer';
-import { withEvmAddresses } from '../blocks/evmFormat';
+import { sentJson, variantKey, type AnswerVariant } from '../blocks/answerVariant';
 import type { FinalizedBuilds } from './finalizedBuilds';
 import type { FinalizedFeed } from './finalizedFeed';
 import { pauseAfterFailures } from '../retryPause';
 import type { Logger } from '../../logger';
 
 /** What a stream sends: whole blocks as `/blocks/{n}` answers them, or headers as `/blocks/{n}/header` does. */
-export interface StreamOptions {
-  kind: 'blocks' | 'headers';
-  /** For blocks: the options that change the answer (paraId filters decodedXcmMsgs). */
-  query: BlockQuery;
-  /** For blocks: the `finalized` field (`finalizedKey`). */
-  includeTag: boolean;
-  /** For blocks: accounts in revive events as EVM addresses (`useEvmFormat`). */
-  evm: boolean;
-}
+export type StreamOptions = { kind: 'blocks'; variant: AnswerVariant } | { kind: 'headers' };
 
-/** The one place options become a key: subscribers with equal keys receive equal bytes. */
+/** Subscribers with equal keys receive equal bytes. */
 export function streamKey(options: StreamOptions): string {
-  if (options.kind === 'headers') return 'headers';
-  const { query } = options;
-  return `blocks:${queryKey(query)}${Number(options.includeTag)}${query.decodedXcmMsgs ? `-${query.paraId ?? 0}` : ''}${options.evm ? '-evm' : ''}`;
+  return options.kind === 'headers' ? 'headers' : `blocks:${variantKey(options.variant)}`;
 }
 
 /** How events look on the wire (src/http/sse.ts). */
@@ -350,9 +339,8 @@ export class BlockStreams {
   /** Exactly what `/blocks/{n}` (or `/blocks/{n}/header`) answers for these options. */
   private async dataAt(options: StreamOptions, height: number): Promise<string> {
     if (options.kind === 'headers') return this.builds.header(height);
-    const answer = await this.builds.block({ kind: 'number', number: height }, options.query);
-    const json = withFinalizedTag(answer, options.includeTag);
-    return options.evm ? withEvmAddresses(json) : json;
+    const answer = await this.builds.block({ kind: 'number', number: height }, options.variant);
+    return sentJson(answer, options.variant);
   }
 
   /** After a failed build: tell everyone if the node is away, then wait longer each time (a height is never skipped). */

@@ -7,7 +7,8 @@
 import { LRUCache } from 'lru-cache';
 
 import { SingleFlight } from '../../cache/singleFlight';
-import { filterXcm, queryKey, type BlockAnswer, type BlockId, type BlockQuery } from '../blocks/blockAnswer';
+import { builtKey } from '../blocks/answerVariant';
+import { filterXcm, type BlockAnswer, type BlockId, type BlockQuery } from '../blocks/blockAnswer';
 import type { BlocksService } from '../blocks/blocksService';
 import type { ChainReads } from '../blocks/chainReads';
 
@@ -31,7 +32,7 @@ export class FinalizedBuilds {
   /** As BlocksService#block; a height's build is shared (an XCM filter is applied per caller). */
   block(id: BlockId, query: BlockQuery): Promise<BlockAnswer> {
     if (id.kind !== 'number') return this.blocks.block(id, query);
-    const key = `${id.number}:${queryKey(query)}`;
+    const key = `${id.number}:${builtKey(query)}`;
     const kept = this.recent.get(key);
     if (kept) return Promise.resolve(filterXcm(kept, query.paraId));
     const { promise } = this.building.run(key, async () => {

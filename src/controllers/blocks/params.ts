@@ -1,0 +1,67 @@
+// The `/blocks` family's path and query parameters: block ids, indexes, ranges and
+// paraId and useRcBlockFormat, with sidecar's messages.
+import { badRequest } from '../../errors';
+import type { BlockId } from '../../services/blocks/blockAnswer';
+
+export const MAX_RANGE = 500;
+const U32_MAX = 0xffff_ffff;
+
+function isUInt(value: number): boolean {
+  return Number.isInteger(value) && value >= 0;
+}
+
+/** A block number beyond what a block number can be is a block beyond the head. */
+export function parseBlockId(raw: string): BlockId | { kind: 'beyond'; number: number } {
+  const isHex = /^0x[0-9a-fA-F]*$/.test(raw) && raw.length % 2 === 0;
+  if (isHex && raw.length === 66) return { kind: 'hash', hash: raw.toLowerCase() as `0x${string}` };
+  if (isHex) {
+    throw badRequest(`Cannot get block hash for ${raw}. Hex string block IDs must be 32-bytes (66-characters) in length.`);
+  }
+  if (raw.startsWith('0x')) {
+    throw badRequest(
+      `Cannot get block hash for ${raw}. Hex string block IDs must be a valid hex string and must be 32-bytes (66-characters) in length.`,
+    );
+  }
+  const number = Number(raw);
+  if (raw.trim() === '' || !isUInt(number)) {
+    throw badRequest(`Cannot get block hash for ${raw}. Block IDs must be either 32-byte hex strings or non-negative decimal integers.`);
+  }
+  return number > U32_MAX ? { kind: 'beyond', number } : { kind: 'number', number };
+}
+
+export function parseIndex(raw: string): number {
+  const index = Number(raw);
+  if (raw.trim() === '' || !isUInt(index)) throw badRequest('`exstrinsicIndex` path param is not a number');
+  return index;
+}
+
+export function parseRange(raw: unknown): number[] {
+  if (raw === undefined || raw === '') throw badRequest('range query parameter must be inputted.');
+  if (typeof raw !== 'string') throw badRequest('Incorrect range format. Expected example: 0-999');
+  const parts = raw.split('-');
+  if (parts.length !== 2) throw badRequest('Incorrect range format. Expected example: 0-999');
+  const min = Number(parts[0]);
+  const max = Number(parts[1]);
+  if (!isUInt(min)) throw badRequest('Inputted min value for range must be an unsigned integer.');
+  if (!isUInt(max) || max === 0) throw badRequest('Inputted max value for range must be an unsigned non zero integer.');
+  if (min >= max) throw badRequest('Inputted min value cannot be greater than or equal to the max value.');
+  if (max - min > MAX_RANGE) throw badRequest(`Inputted range is greater than the ${MAX_RANGE} range limit.`);
+  return Array.from({ length: max - min + 1 }, (_, i) => min + i);
+}
+
+
+/** `paraId`: a whole number, as sidecar demands; absent when not given. */
+export function parseParaId(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = typeof raw === 'string' ? Number(raw) : NaN;
+  if (!isUInt(value)) throw badRequest('paraId must be an integer');
+  return value;
+}
+
+/** `useRcBlockFormat`: how a useRcBlock answer is laid out; only with useRcBlock=true, as sidecar demands. */
+export function parseRcBlockFormat(raw: unknown, useRcBlock: boolean): 'array' | 'object' {
+  if (raw === undefined) return 'array';
+  if (!useRcBlock) throw badRequest('useRcBlockFormat parameter requires useRcBlock=true');
+  if (raw !== 'array' && raw !== 'object') throw badRequest('useRcBlockFormat must be either "array" or "object"');
+  return raw;
+}

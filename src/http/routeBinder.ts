@@ -1,0 +1,166 @@
+// The one way in for every route of every family. A request is logged and counted
+// here, whichever path answers it; then, in order:
+//   1. a finalized answer already sent once is written again as kept (warm answers);
+//   2. a plainly spelled path of a family's route (its exact path, no trailing slash,
+//      nothing percent-encoded) goes straight to the route's handler: Express's router
+//      and middleware cost a cold small block as much as decoding it does;
+//   3. everything else goes to the Express app, where the same families are mounted
+//      through the same handlers (any other spelling Express accepts), beside health,
+//      docs, 404s and errors.
+// So a concern that applies to every request wraps this listener (rate limit, pacing,
+// timeouts: see server.ts), never `app.use`, which the first two paths never reach.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import { Router, type Request, type Response } from 'express';
+
+import type { Logger } from '../logger';
+import { answerError } from './errorReply';
+import { isStream, respond, sendReply, statsOf, type Account, type Answer, type EventStreamReply, type Reply } from './reply';
+import type { RequestLog } from './requestLog';
+import type { FamilyHandlers, RouteFamily, RouteHandler, RouteRequest } from './routes';
+
+/** Finalized answers kept as wire bytes, by the URL that asks for them. */
+export interface WarmAnswers {
+  lookup(url: string): Reply | undefined;
+  /** Offered every answer sent with a `hotKey`. */
+  remember(reply: Reply): void;
+}
+
+export interface BinderParts {
+  requestLog: RequestLog;
+  logger: Logger;
+  warm?: WarmAnswers;
+}
+
+/** A family's handlers, or how to get them once they can exist (a relay chain connecting later throws until then). */
+export type HandlersSource = FamilyHandlers | (() => FamilyHandlers);
+
+interface BoundRoute {
+  /** The route's name in logs and metrics: its path as the table writes it. */
+  label: string;
+  /** The path as a plain request spells it, mount included. */
+  pattern: RegExp;
+  names: string[];
+  handler(): RouteHandler;
+}
+
+/** Label of the warm answers in logs and metrics: they are block answers by id. */
+const WARM_LABEL = '/blocks/:blockId';
+/** polkadot-rest-api's prefix: every route is served under it too. */
+const ALIAS = '/v1';
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function compile(mount: string, path: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const source = `${mount}${path}`
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return escaped(segment);
+      names.push(segment.slice(1));
+      return '([^/%]+)';
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}$`), names };
+}
+
+function requestOf(params: RouteRequest['params'], query: RouteRequest['query'], req: IncomingMessage, res: ServerResponse): RouteRequest {
+  let gone: AbortController | undefined;
+  return {
+    params,
+    query,
+    headers: req.headers,
+    stats: statsOf(res),
+    clientGone() {
+      if (!gone) {
+        const controller = new AbortController();
+        gone = controller;
+        res.once('close', () => controller.abort());
+      }
+      return gone.signal;
+    },
+  };
+}
+
+export class RouteBinder {
+  private readonly routes: BoundRoute[] = [];
+  private readonly mounts: { mount: string; router: Router }[] = [];
+
+  constructor(private readonly parts: BinderParts) {}
+
+  /** Serves `family` under `mount` ('' or '/rc') and under `/v1` + `mount`; families added first are matched first. */
+  add(mount: string, family: RouteFamily, source: HandlersSource): void {
+    let made: FamilyHandlers | undefined = typeof source === 'function' ? undefined : source;
+    const handlers = (): FamilyHandlers => (made ??= (source as () => FamilyHandlers)());
+    const router = Router();
+    for (const [name, spec] of Object.entries(family.routes)) {
+      const handler = () => handlers()[name];
+      this.routes.push({ label: spec.path, ...compile(mount, spec.path), handler });
+      router.get(spec.path, (req: Request, res: Response) => this.serve(handler, requestOf(req.params, req.query, req, res), req, res));
+    }
+    this.mounts.push({ mount, router });
+  }
+
+  /** The families for the Express app, as [prefix, router], in the order they were added, then again under `/v1`. */
+  expressRouters(): [prefix: string, router: Router][] {
+    const plain = this.mounts.map(({ mount, router }): [string, Router] => [mount || '/', router]);
+    return [...plain, ...this.mounts.map(({ mount, router }): [string, Router] => [`${ALIAS}${mount}`, router])];
+  }
+
+  /** The listener every request enters by; `app` answers what no plain route matches. */
+  listener(app: RequestListener): RequestListener {
+    const { requestLog, warm } = this.parts;
+    return (req, res) => {
+      const url = req.url ?? '';
+      const isGet = req.method === 'GET';
+      const kept = isGet && warm ? warm.lookup(url) : undefined;
+      if (kept) {
+        const account: Account = { rpcCalls: 0, waves: 0 };
+        sendReply(req, res, kept, account)
+          .then((status) => requestLog.record(req, status, WARM_LABEL, account))
+          .catch(() => res.destroy());
+        return;
+      }
+      const stats = statsOf(res);
+      let label: string | undefined;
+      res.once('finish', () => requestLog.record(req, res.statusCode, label ?? (req as { route?: { path?: string } }).route?.path ?? 'unmatched', stats));
+      const queryAt = url.indexOf('?');
+      const found = isGet ? this.match(queryAt < 0 ? url : url.slice(0, queryAt)) : undefined;
+      if (!found) return app(req, res);
+      label = found.route.label;
+      const request = requestOf(found.params, queryAt < 0 ? {} : parseQuery(url.slice(queryAt + 1)), req, res);
+      this.serve(found.route.handler, request, req, res);
+    };
+  }
+
+  private match(path: string): { route: BoundRoute; params: Record<string, string> } | undefined {
+    const local = path.startsWith(`${ALIAS}/`) ? path.slice(ALIAS.length) : path;
+    for (const route of this.routes) {
+      const found = route.pattern.exec(local);
+      if (!found) continue;
+      const params: Record<string, string> = {};
+      route.names.forEach((name, i) => (params[name] = found[i + 1]));
+      return { route, params };
+    }
+    return undefined;
+  }
+
+  /** Runs a route's handler and writes its answer (or its error); a finalized answer is then offered to the warm answers. */
+  private serve(handler: () => RouteHandler, request: RouteRequest, req: IncomingMessage, res: ServerResponse): void {
+    const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
+    const fail = (error: unknown) => answerError(req, res, error, this.parts.logger, url);
+    let answering: Promise<Answer | EventStreamReply>;
+    try {
+      answering = handler()(request);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    answering
+      .then(async (answer) => {
+        await respond(req, res, answer);
+        if (!isStream(answer) && 'body' in answer && answer.hotKey) this.parts.warm?.remember(answer);
+      })
+      .catch(fail);
+  }
+}
