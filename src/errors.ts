@@ -28,5 +28,8 @@ export class BeyondHeadError extends Error {
   }
 }
 
+/** This instance cannot take the request now (a cap reached, or closing); another instance, or a later try, may. */
+export class AtCapacityError extends Error {}
+
 /** The node answered without what every node has (its best header). */
 export class IncompleteNodeAnswerError extends Error {}

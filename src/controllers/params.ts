@@ -13,6 +13,12 @@ export interface ParamOptions {
   onIgnoredParams?: (count: number) => void;
 }
 
+/**
+ * The most blocks one request may read: a range (counted as sidecar counts it, the
+ * heights between its ends) or a window of heights searched.
+ */
+export const MAX_BLOCKS_PER_REQUEST = 500;
+
 /** Parameters that carry values, not true/false (read by their own parsers) when no table says. */
 const VALUED = ['range', 'paraId', 'useRcBlockFormat', 'from', 'to'];
 

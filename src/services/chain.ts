@@ -7,9 +7,8 @@ import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
 import type { RequestStats } from '../rpc/requestStats';
-import type { BlockAnswer } from './blocks/blockAnswer';
 import { BlockIds } from './blockIds';
-import { BlocksService } from './blocks/blocksService';
+import { BlocksService, type SharedBuildState } from './blocks/blocksService';
 import { ChainReads } from './blocks/chainReads';
 import { FeeDetailsKnowledge } from './feeRules';
 import { HashWindows } from './hashWindows';
@@ -22,12 +21,6 @@ export interface ChainServices {
   reads: ChainReads;
   /** The same services for one request: their node calls counted in `stats`. */
   forRequest(stats: RequestStats): ChainServices;
-}
-
-/** What every request's services share. */
-export interface SharedBuildState {
-  builds: SingleFlight<BlockAnswer>;
-  feeDetails: FeeDetailsKnowledge;
 }
 
 export function chainServices(node: NodeClient, finalized: FinalizedHead, cache: TieredCache, genesisHash: Hex): ChainServices {

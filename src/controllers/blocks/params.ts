@@ -1,9 +1,9 @@
 // The `/blocks` family's path and query parameters: block ids, indexes, ranges and
 // paraId and useRcBlockFormat, with sidecar's messages.
 import { badRequest } from '../../errors';
+import { MAX_BLOCKS_PER_REQUEST } from '../params';
 import type { BlockId } from '../../services/blocks/blockAnswer';
 
-export const MAX_RANGE = 500;
 const U32_MAX = 0xffff_ffff;
 
 function isUInt(value: number): boolean {
@@ -45,7 +45,7 @@ export function parseRange(raw: unknown): number[] {
   if (!isUInt(min)) throw badRequest('Inputted min value for range must be an unsigned integer.');
   if (!isUInt(max) || max === 0) throw badRequest('Inputted max value for range must be an unsigned non zero integer.');
   if (min >= max) throw badRequest('Inputted min value cannot be greater than or equal to the max value.');
-  if (max - min > MAX_RANGE) throw badRequest(`Inputted range is greater than the ${MAX_RANGE} range limit.`);
+  if (max - min > MAX_BLOCKS_PER_REQUEST) throw badRequest(`Inputted range is greater than the ${MAX_BLOCKS_PER_REQUEST} range limit.`);
   return Array.from({ length: max - min + 1 }, (_, i) => min + i);
 }
 

@@ -9,9 +9,9 @@ import { SseSink } from '../../http/sse';
 import type { Hex } from '../../rpc/nodeClient';
 import type { BlocksService } from '../../services/blocks/blocksService';
 import type { BlockStreams, StreamOptions } from '../../services/follow/blockStream';
-import { MAX_SEARCH_BLOCKS, type ExtrinsicIndex } from '../../services/follow/extrinsicIndex';
+import type { ExtrinsicIndex } from '../../services/follow/extrinsicIndex';
 import type { FinalizedFeed } from '../../services/follow/finalizedFeed';
-import { readFlags as readFlagsOf, type ParamOptions } from '../params';
+import { MAX_BLOCKS_PER_REQUEST, readFlags as readFlagsOf, type ParamOptions } from '../params';
 import { parseParaId } from '../blocks/params';
 import { sentExtrinsic, variantOf } from '../../services/blocks/answerVariant';
 import { FOLLOW_FAMILY, type FollowRouteName } from './routes';
@@ -99,7 +99,7 @@ export function followHandlers(parts: FollowParts, options: ParamOptions): Famil
     let searched: string;
     if (from !== undefined && to !== undefined) {
       if (from > to) throw badRequest(`from (${from}) must not be greater than to (${to}).`);
-      if (to - from + 1 > MAX_SEARCH_BLOCKS) throw badRequest(`from-to spans ${to - from + 1} blocks; at most ${MAX_SEARCH_BLOCKS} are searched at once.`);
+      if (to - from + 1 > MAX_BLOCKS_PER_REQUEST) throw badRequest(`from-to spans ${to - from + 1} blocks; at most ${MAX_BLOCKS_PER_REQUEST} are searched at once.`);
       const head = await feed.currentHead();
       if (to > head) throw badRequest(`to (${to}) is beyond the finalized head (${head}); only finalized blocks are searched.`);
       place = await index.search(hash, from, to, req.clientGone());

@@ -11,27 +11,32 @@ import { builtKey } from './answerVariant';
 import { extrinsicJson, filterXcm, fromCached, toCached, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
 import { BlockBuilder } from './blockBuilder';
 import { BlockIds, isPastAnyHead } from '../blockIds';
-import type { SharedBuildState } from '../chain';
-import { FeeDetailsKnowledge } from '../feeRules';
+import type { FeeDetailsKnowledge } from '../feeRules';
 import type { FinalizedHead } from '../finalizedHead';
 import type { RuntimeRegistry } from '../runtimes';
 
 /** Blocks of one range built at once: enough to keep the node busy, few enough to bound memory and calls. */
 export const RANGE_WINDOW = 8;
 
+/** What the block services of every request share. */
+export interface SharedBuildState {
+  builds: SingleFlight<BlockAnswer>;
+  feeDetails: FeeDetailsKnowledge;
+}
+
 export class BlocksService {
   private readonly builds: SingleFlight<BlockAnswer>;
   private readonly builder: BlockBuilder;
 
-  /** `shared`: what the services of every request share (services/chain.ts); a service of its own by default. */
+  /** `shared`: what the services of every request share (made once in services/chain.ts). */
   constructor(
     private readonly node: NodeClient,
     private readonly runtimes: RuntimeRegistry,
     finalized: FinalizedHead,
     private readonly cache: TieredCache,
     genesisHash: Hex,
-    readonly ids = new BlockIds(node, finalized, cache),
-    shared: SharedBuildState = { builds: new SingleFlight(), feeDetails: new FeeDetailsKnowledge() },
+    readonly ids: BlockIds,
+    shared: SharedBuildState,
   ) {
     this.builds = shared.builds;
     this.builder = new BlockBuilder(node, runtimes, finalized, ids, genesisHash, shared.feeDetails);

@@ -18,7 +18,7 @@
 import { LRUCache } from 'lru-cache';
 
 import { SingleFlight } from '../../cache/singleFlight';
-import { ApiError } from '../../errors';
+import { AtCapacityError } from '../../errors';
 import { NodeTimeoutError, NodeUnavailableError } from '../../rpc/nodeClient';
 import { sentJson, variantKey, type AnswerVariant } from '../blocks/answerVariant';
 import type { FinalizedBuilds } from './finalizedBuilds';
@@ -151,10 +151,10 @@ export class BlockStreams {
 
   /** Refuses a new stream over the cap (a 503, so a balancer may try another instance). */
   admit(): void {
-    if (this.closing) throw new ApiError(503, 'The server is shutting down; reconnect to resume.');
-    if (this.settings.maxStreams === 0) throw new ApiError(503, 'Streams are off on this instance (FASTCAR_MAX_STREAMS=0).');
+    if (this.closing) throw new AtCapacityError('The server is shutting down; reconnect to resume.');
+    if (this.settings.maxStreams === 0) throw new AtCapacityError('Streams are off on this instance (FASTCAR_MAX_STREAMS=0).');
     if (this.subscribers.size >= this.settings.maxStreams) {
-      throw new ApiError(503, `Too many open streams (${this.settings.maxStreams}); retry shortly or on another instance.`);
+      throw new AtCapacityError(`Too many open streams (${this.settings.maxStreams}); retry shortly or on another instance.`);
     }
   }
 

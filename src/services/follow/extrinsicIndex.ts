@@ -16,8 +16,6 @@ import type { BlockIds } from '../blockIds';
 import type { FinalizedFeed } from './finalizedFeed';
 import { pauseAfterFailures } from '../retryPause';
 
-/** The most heights one `from`/`to` search reads, as a range. */
-export const MAX_SEARCH_BLOCKS = 500;
 /** Blocks read at once by a search. */
 const SEARCH_WINDOW = 8;
 /** Filling back is paced to this many blocks a second, so a start does not crowd the node. */
@@ -74,7 +72,7 @@ export class ExtrinsicIndex {
   }
 
   /**
-   * Where `hash` is among heights `from`-`to` (finalized, at most MAX_SEARCH_BLOCKS):
+   * Where `hash` is among heights `from`-`to` (finalized; the controller bounds the window):
    * the lowest such height. Blocks are read a few at a time, in order, and none after
    * `signal` aborts or the hash is found.
    */
