@@ -3,7 +3,7 @@
 // free ports; the memory a process reached. One home, so that test/ and bench/
 // need not import each other.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -121,10 +121,24 @@ function statCpuMs(path: string): { user: number; system: number } {
 /** USER_HZ: what /proc counts CPU time in, 100 on every Linux this runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** The reference: @substrate/api-sidecar 18, its own process, pointed at `nodeUrl`; `env` adds to its environment. */
-export async function startSidecar(nodeUrl: string, readyPath = '/blocks/0/header', env: Record<string, string> = {}): Promise<Peer> {
+/** Where each reference sidecar's entry point is: 18 from the npm registry, 20 as scripts/ensure-sidecar20.sh installs it. */
+const SIDECAR_MAIN = {
+  18: () => join(require.resolve('@substrate/api-sidecar/package.json'), '..', 'build', 'src', 'main.js'),
+  20: () => {
+    const main = join(ROOT, '.cache', 'sidecar20', 'build', 'src', 'main.js');
+    if (!existsSync(main)) throw new Error(`sidecar 20 is not installed at ${main}: run bash scripts/ensure-sidecar20.sh (npm test does)`);
+    return main;
+  },
+};
+
+/**
+ * A reference sidecar, its own process, pointed at `nodeUrl`; `env` adds to its
+ * environment. 18 by default (the block routes' reference since the start); 20.14.1,
+ * sidecar's final line, for the routes 18 lacks or answers otherwise.
+ */
+export async function startSidecar(nodeUrl: string, readyPath = '/blocks/0/header', env: Record<string, string> = {}, version: 18 | 20 = 18): Promise<Peer> {
   const port = await freePort();
-  const main = join(require.resolve('@substrate/api-sidecar/package.json'), '..', 'build', 'src', 'main.js');
+  const main = SIDECAR_MAIN[version]();
   const child = spawn(process.execPath, [main], {
     env: { ...process.env, SAS_SUBSTRATE_URL: nodeUrl, SAS_EXPRESS_PORT: String(port), SAS_EXPRESS_BIND_HOST: '127.0.0.1', SAS_LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
