@@ -28,6 +28,9 @@ export class BeyondHeadError extends Error {
   }
 }
 
+/** What the request asks for does not exist at the block it names (a metadata version the runtime does not offer). */
+export class NotAtThisBlockError extends Error {}
+
 /** This instance cannot take the request now (a cap reached, or closing); another instance, or a later try, may. */
 export class AtCapacityError extends Error {}
 

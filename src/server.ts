@@ -6,10 +6,17 @@ import { RedisStore } from './cache/redisStore';
 import { sharedFor } from './cache/sharedFor';
 import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
-import { blockHandlers, unconfiguredRelayRouter, type BlockHandlerOptions } from './controllers/blocks/handlers';
+import { blockHandlers, type BlockHandlerOptions } from './controllers/blocks/handlers';
 import { BLOCKS_FAMILY } from './controllers/blocks/routes';
-import { openApiDocument } from './controllers/families';
+import { openApiDocument, unconfiguredRelayRouter } from './controllers/families';
 import { FOLLOW_FAMILY } from './controllers/follow/routes';
+import { nodeHandlers } from './controllers/node/handlers';
+import { NODE_FAMILY } from './controllers/node/routes';
+import type { ParamOptions } from './controllers/params';
+import { runtimeHandlers } from './controllers/runtime/handlers';
+import { RUNTIME_FAMILY } from './controllers/runtime/routes';
+import { transactionHandlers } from './controllers/transaction/handlers';
+import { TRANSACTION_FAMILY } from './controllers/transaction/routes';
 import { urlForLogs, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
@@ -130,6 +137,14 @@ function exposeFigures(metrics: Metrics, { cache, node, finalized }: Chain): voi
   metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
 }
 
+/** The families every chain serves (all but following), under `mount`, over the services `servicesOf` gives once they exist. */
+function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainServices, params: ParamOptions, blocks: BlockHandlerOptions): void {
+  routes.add(mount, BLOCKS_FAMILY, () => blockHandlers(servicesOf(), blocks));
+  routes.add(mount, RUNTIME_FAMILY, () => runtimeHandlers(servicesOf(), params));
+  routes.add(mount, NODE_FAMILY, () => nodeHandlers(servicesOf(), params));
+  routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
+}
+
 export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {
   const metrics = new Metrics();
   // A relay chain beside the parachain gets a quarter of the cache: its blocks are asked for less.
@@ -192,9 +207,9 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   // Every route family through one door; polkadot-rest-api's users find the same routes under /v1.
   const routes = new RouteBinder({ requestLog, logger, warm: hot });
   routes.add('', FOLLOW_FAMILY, following.handlers);
-  routes.add('', BLOCKS_FAMILY, blockHandlers(services, blockOptions));
+  serveChain(routes, '', () => services, paramOptions, blockOptions);
   // The relay chain's handlers are made once it is connected (until then its routes answer 503).
-  if (relayNode) routes.add('/rc', BLOCKS_FAMILY, () => blockHandlers(relayServices(), { ...paramOptions, relay: 'relay', mount: '/rc' }));
+  if (relayNode) serveChain(routes, '/rc', relayServices, paramOptions, { ...paramOptions, relay: 'relay', mount: '/rc' });
   const unconfiguredRelay = relayNode ? [] : (['/rc', '/v1/rc'] as const).map((prefix): [string, ReturnType<typeof unconfiguredRelayRouter>] => [prefix, unconfiguredRelayRouter()]);
   const app = createApp({
     logger,

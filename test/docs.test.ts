@@ -10,10 +10,8 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
-import { BLOCK_ROUTES } from '../src/controllers/blocks/routes';
-import { FOLLOW_ROUTES } from '../src/controllers/follow/routes';
 import { openStream } from '../harness/sseClient';
-import { openApiDocument } from '../src/controllers/families';
+import { openApiDocument, ROUTE_FAMILIES } from '../src/controllers/families';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
@@ -48,7 +46,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes every route the router serves, with its parameters', () => {
-    for (const route of [...Object.values(BLOCK_ROUTES), ...Object.values(FOLLOW_ROUTES)]) {
+    for (const route of ROUTE_FAMILIES.flatMap((family) => Object.values(family.routes))) {
       const path = route.path.replace(/:(\w+)/g, '{$1}');
       const operation = document.paths[path]?.get as unknown as { parameters: { name: string; in: string }[] };
       expect([path, operation?.parameters.filter((p) => p.in === 'query').map((p) => p.name)]).toEqual([path, [...route.query]]);
@@ -63,7 +61,7 @@ describe('the OpenAPI document', () => {
     return check(value) ? [] : (check.errors ?? []).slice(0, 5).map((e) => `${e.instancePath} ${e.message}`);
   };
 
-  it('matches real answers: every seeded block kind and variant, heads, headers, extrinsics, raw, ranges and errors', async () => {
+  it('matches real answers: every seeded block kind and variant, heads, headers, extrinsics, raw, ranges, runtime, node, material and errors', async () => {
     const blocks = [0, ...Object.values(manifest.blocks)];
     const cases: [string, string][] = [];
     for (const n of blocks) {
@@ -83,6 +81,15 @@ describe('the OpenAPI document', () => {
       [`/extrinsics/0x${'22'.repeat(32)}?from=1&to=3`, 'Error'],
       ['/extrinsics/0x22', 'Error'],
       ['/blocks/stream?from=x', 'Error'],
+      ['/runtime/spec', 'RuntimeSpec'],
+      ['/runtime/spec?at=2', 'RuntimeSpec'],
+      ['/runtime/spec?at=x', 'Error'],
+      ['/node/version', 'NodeVersion'],
+      ['/node/network', 'NodeNetwork'],
+      ['/transaction/material', 'TransactionMaterial'],
+      ['/transaction/material?at=2&metadata=scale', 'TransactionMaterial'],
+      ['/transaction/material/v14?at=2', 'TransactionMaterial'],
+      ['/transaction/material/v99', 'Error'],
     );
     // Extrinsics found by hash: each seeded kind's, with and without options.
     for (const n of [manifest.blocks.transfers, manifest.blocks.multisigExecute, manifest.blocks.feeInAsset]) {
@@ -158,7 +165,7 @@ describe('the /docs page, in headless Chromium', () => {
     await page.goto(`${fastcar.url}/docs#/blocks/block`, { waitUntil: 'networkidle0' });
     await page.waitForSelector('.opblock-summary-path');
     const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((node) => node.getAttribute('data-path')));
-    for (const route of [...Object.values(BLOCK_ROUTES), ...Object.values(FOLLOW_ROUTES)]) expect(paths).toContain(route.path.replace(/:(\w+)/g, '{$1}'));
+    for (const route of ROUTE_FAMILIES.flatMap((family) => Object.values(family.routes))) expect(paths).toContain(route.path.replace(/:(\w+)/g, '{$1}'));
 
     // Deep-linked: the block operation is open. Try it out with a seeded height.
     const operation = '#operations-blocks-block';

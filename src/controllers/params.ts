@@ -1,7 +1,9 @@
 // Query parameters as every route family reads them, with sidecar's messages where
 // sidecar has one, and a 400 (not silence) where sidecar would quietly ignore a typo.
 import { badRequest } from '../errors';
-import type { QueryParameter, RouteRequest, RouteSpec } from '../http/routes';
+import type { QueryParameter, RouteRequest, RouteSpec, Schema } from '../http/routes';
+import { closed, decimal, hash } from '../http/schemas';
+import type { BlockId } from '../services/blocks/blockAnswer';
 
 export type Flags = Record<string, boolean | undefined>;
 
@@ -18,6 +20,47 @@ export interface ParamOptions {
  * heights between its ends) or a window of heights searched.
  */
 export const MAX_BLOCKS_PER_REQUEST = 500;
+
+const U32_MAX = 0xffff_ffff;
+
+export function isUInt(value: number): boolean {
+  return Number.isInteger(value) && value >= 0;
+}
+
+/** A block number beyond what a block number can be is a block beyond the head. */
+export function parseBlockId(raw: string): BlockId | { kind: 'beyond'; number: number } {
+  const isHex = /^0x[0-9a-fA-F]*$/.test(raw) && raw.length % 2 === 0;
+  if (isHex && raw.length === 66) return { kind: 'hash', hash: raw.toLowerCase() as `0x${string}` };
+  if (isHex) {
+    throw badRequest(`Cannot get block hash for ${raw}. Hex string block IDs must be 32-bytes (66-characters) in length.`);
+  }
+  if (raw.startsWith('0x')) {
+    throw badRequest(
+      `Cannot get block hash for ${raw}. Hex string block IDs must be a valid hex string and must be 32-bytes (66-characters) in length.`,
+    );
+  }
+  const number = Number(raw);
+  if (raw.trim() === '' || !isUInt(number)) {
+    throw badRequest(`Cannot get block hash for ${raw}. Block IDs must be either 32-byte hex strings or non-negative decimal integers.`);
+  }
+  return number > U32_MAX ? { kind: 'beyond', number } : { kind: 'number', number };
+}
+
+export const AT_PARAMETER: QueryParameter = {
+  type: 'string',
+  description: 'The block read at: a height (decimal) or a block hash (0x and 64 hex digits); the finalized head when absent.',
+};
+
+/** Where an answer read at a block says it was read. */
+export const AT_SCHEMA: Schema = closed({ height: decimal, hash });
+
+/** `at`: the block a read is made at; absent (or given twice), the finalized head, as sidecar reads it. */
+export function parseAt(raw: unknown): BlockId | 'finalized' {
+  if (typeof raw !== 'string') return 'finalized';
+  // Sidecar reads an empty `at` as Number('') = height 0.
+  const id = parseBlockId(raw === '' ? '0' : raw);
+  return id.kind === 'beyond' ? { kind: 'number', number: id.number } : id;
+}
 
 /** Parameters that carry values, not true/false (read by their own parsers) when no table says. */
 const VALUED = ['range', 'paraId', 'useRcBlockFormat', 'from', 'to'];

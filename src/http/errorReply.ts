@@ -2,7 +2,7 @@
 // sentence, never a stack trace or an internal path.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { ApiError, AtCapacityError, BeyondHeadError, IncompleteNodeAnswerError, UnknownBlockError } from '../errors';
+import { ApiError, AtCapacityError, BeyondHeadError, IncompleteNodeAnswerError, NotAtThisBlockError, UnknownBlockError } from '../errors';
 import type { Logger } from '../logger';
 import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
 import { respond, type Reply } from './reply';
@@ -20,6 +20,7 @@ function describe(error: unknown): { status: number; message: string; unexpected
   if (error instanceof ApiError) return { status: error.status, message: error.message };
   if (error instanceof BeyondHeadError) return { status: 400, message: error.message };
   if (error instanceof UnknownBlockError) return { status: 404, message: error.message };
+  if (error instanceof NotAtThisBlockError) return { status: 400, message: error.message };
   if (error instanceof AtCapacityError) return { status: 503, message: error.message };
   if (error instanceof NodeThrottledError) return { status: 503, message: 'The node provider is limiting requests; retry shortly.', retryAfterSeconds: error.retryAfterSeconds };
   if (error instanceof NodeUnavailableError) return { status: 503, message: 'The node is unavailable; retry shortly.' };

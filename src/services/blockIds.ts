@@ -57,6 +57,22 @@ export class BlockIds {
     return id.kind === 'hash' ? id.hash : this.hashOf(id.number);
   }
 
+  /**
+   * The block a read is made at (`at`): a height's hash (its window's or the cache's
+   * once finalized), a hash as given, or the finalized head's. `number` is left out for a
+   * hash: its header says it, read in the caller's next wave; `final` says the block
+   * can no longer change (what is read at it can be kept).
+   */
+  async at(at: BlockId | 'finalized'): Promise<{ hash: Hex; number?: number; final: boolean }> {
+    if (at === 'finalized') {
+      const number = await this.finalized.current();
+      return { hash: await this.hashOf(number), number, final: false };
+    }
+    if (at.kind === 'hash') return { hash: at.hash, final: true };
+    const hash = await this.hashOf(at.number);
+    return { hash, number: at.number, final: this.finalized.known && at.number <= this.finalized.height };
+  }
+
   /** The block the head endpoints mean: the finalized head, or the best block. */
   async headHash(finalized: boolean): Promise<Hex> {
     if (finalized) return this.node.getFinalizedHead();

@@ -13,12 +13,19 @@ import { ChainReads } from './blocks/chainReads';
 import { FeeDetailsKnowledge } from './feeRules';
 import { HashWindows } from './hashWindows';
 import type { FinalizedHead } from './finalizedHead';
+import { NodeFacts } from './nodeFacts';
+import { NodeReads } from './node/nodeReads';
+import { RuntimeReads } from './runtime/runtimeReads';
 import { RuntimeRegistry } from './runtimes';
+import { TransactionMaterial } from './transaction/material';
 
 export interface ChainServices {
   ids: BlockIds;
   blocks: BlocksService;
   reads: ChainReads;
+  runtime: RuntimeReads;
+  node: NodeReads;
+  material: TransactionMaterial;
   /** The same services for one request: their node calls counted in `stats`. */
   forRequest(stats: RequestStats): ChainServices;
 }
@@ -28,12 +35,17 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   const runtimes = new RuntimeRegistry(node);
   const shared: SharedBuildState = { builds: new SingleFlight(), feeDetails: new FeeDetailsKnowledge() };
   const windows = new HashWindows();
+  // What the node says of itself is asked once for everyone: counted by none.
+  const facts = new NodeFacts(node);
   const over = (rpc: NodeClient): ChainServices => {
     const ids = new BlockIds(rpc, finalized, cache, windows);
     return {
       ids,
       blocks: new BlocksService(rpc, runtimes, finalized, cache, genesisHash, ids, shared),
       reads: new ChainReads(rpc, runtimes, finalized, cache, ids),
+      runtime: new RuntimeReads(rpc, ids, cache, facts),
+      node: new NodeReads(rpc, facts),
+      material: new TransactionMaterial(rpc, ids, cache, facts, genesisHash),
       forRequest: (stats) => over(node.forRequest(stats)),
     };
   };

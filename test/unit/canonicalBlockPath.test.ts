@@ -4,8 +4,8 @@
 import type { Request } from 'express';
 
 import { BLOCK_ROUTES } from '../../src/controllers/blocks/routes';
-import { parseBlockId, parseParaId } from '../../src/controllers/blocks/params';
-import { parseFlags } from '../../src/controllers/params';
+import { parseParaId } from '../../src/controllers/blocks/params';
+import { parseBlockId, parseFlags } from '../../src/controllers/params';
 import { canonicalBlockPath, variantOf } from '../../src/services/blocks/answerVariant';
 
 /** The canonical path of `/blocks/{raw}?{query}` as the block route reads it. */

@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 
 import { ApiError } from '../../src/errors';
-import { parseBlockId, parseIndex, parseParaId, parseRange } from '../../src/controllers/blocks/params';
-import { MAX_BLOCKS_PER_REQUEST as MAX_RANGE, parseFlags } from '../../src/controllers/params';
+import { parseIndex, parseParaId, parseRange } from '../../src/controllers/blocks/params';
+import { MAX_BLOCKS_PER_REQUEST as MAX_RANGE, parseBlockId, parseFlags } from '../../src/controllers/params';
 
 const request = (query: Record<string, unknown>) => ({ query }) as unknown as Request;
 

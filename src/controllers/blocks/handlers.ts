@@ -3,7 +3,6 @@
 // talks to the node. Routes whose id may name a relay chain block instead
 // (useRcBlock=true) declare their own answer and each included block's, and one
 // wrapper picks between them.
-import { Router } from 'express';
 
 import type { BlockAnswer, BlockId } from '../../services/blocks/blockAnswer';
 import { canonicalBlockPath, sentBytes, sentExtrinsic, sentJson, variantKey, variantOf, type AnswerVariant } from '../../services/blocks/answerVariant';
@@ -15,7 +14,8 @@ import { badRequest } from '../../errors';
 import type { Answer, CacheFact, Reply, StreamItem } from '../../http/reply';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import { readFlags as readFlagsOf, type Flags, type ParamOptions } from '../params';
-import { parseBlockId, parseIndex, parseParaId, parseRange, parseRcBlockFormat } from './params';
+import { parseBlockId } from '../params';
+import { parseIndex, parseParaId, parseRange, parseRcBlockFormat } from './params';
 import { BLOCKS_FAMILY, type BlockRouteName as RouteName } from './routes';
 import { combinedCache, relayAnswer, withRelayFields, type Piece } from './relayAnswer';
 
@@ -68,15 +68,6 @@ function relayIdOf(raw: string): BlockId {
 const byHash = (hash: Hex): BlockId => ({ kind: 'hash', hash });
 const cacheOf = (answer: Pick<BlockAnswer, 'fromCache'>): CacheFact => (answer.fromCache ? 'hit' : 'miss');
 
-
-/** The relay chain's routes when no relay node is set: each answers what is missing. */
-export function unconfiguredRelayRouter(): Router {
-  const router = Router();
-  router.get(/^\/blocks(\/.*)?$/, () => {
-    throw badRequest(`The relay chain routes need a relay chain node: set ${RELAY_SETTING}`);
-  });
-  return router;
-}
 
 /** Each `/blocks` route's handler, by name. */
 export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions = { strictParams: false }): FamilyHandlers<RouteName> {

@@ -1,33 +1,7 @@
-// The `/blocks` family's path and query parameters: block ids, indexes, ranges and
-// paraId and useRcBlockFormat, with sidecar's messages.
+// The `/blocks` family's own parameters: extrinsic indexes, ranges, paraId and
+// useRcBlockFormat, with sidecar's messages (block ids are every family's: ../params.ts).
 import { badRequest } from '../../errors';
-import { MAX_BLOCKS_PER_REQUEST } from '../params';
-import type { BlockId } from '../../services/blocks/blockAnswer';
-
-const U32_MAX = 0xffff_ffff;
-
-function isUInt(value: number): boolean {
-  return Number.isInteger(value) && value >= 0;
-}
-
-/** A block number beyond what a block number can be is a block beyond the head. */
-export function parseBlockId(raw: string): BlockId | { kind: 'beyond'; number: number } {
-  const isHex = /^0x[0-9a-fA-F]*$/.test(raw) && raw.length % 2 === 0;
-  if (isHex && raw.length === 66) return { kind: 'hash', hash: raw.toLowerCase() as `0x${string}` };
-  if (isHex) {
-    throw badRequest(`Cannot get block hash for ${raw}. Hex string block IDs must be 32-bytes (66-characters) in length.`);
-  }
-  if (raw.startsWith('0x')) {
-    throw badRequest(
-      `Cannot get block hash for ${raw}. Hex string block IDs must be a valid hex string and must be 32-bytes (66-characters) in length.`,
-    );
-  }
-  const number = Number(raw);
-  if (raw.trim() === '' || !isUInt(number)) {
-    throw badRequest(`Cannot get block hash for ${raw}. Block IDs must be either 32-byte hex strings or non-negative decimal integers.`);
-  }
-  return number > U32_MAX ? { kind: 'beyond', number } : { kind: 'number', number };
-}
+import { isUInt, MAX_BLOCKS_PER_REQUEST } from '../params';
 
 export function parseIndex(raw: string): number {
   const index = Number(raw);

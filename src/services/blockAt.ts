@@ -1,0 +1,49 @@
+// The block a read is made at (`at` on every family's routes but /blocks): its hash,
+// its height and its runtime's version, in as few waves as what is known allows. The
+// version at a hash never changes, so it is kept in the cache: a second read at the
+// same block asks the node nothing for it.
+import type { TieredCache } from '../cache/tieredCache';
+import { UnknownBlockError } from '../errors';
+import type { Hex, NodeClient } from '../rpc/nodeClient';
+import { wave } from '../rpc/requestStats';
+import type { BlockId } from './blocks/blockAnswer';
+import type { BlockIds } from './blockIds';
+
+/** The runtime version as the node writes it (sidecar passes most of its fields on). */
+export interface RuntimeVersionJson {
+  specName: string;
+  implName: string;
+  authoringVersion: number;
+  specVersion: number;
+  implVersion: number;
+  transactionVersion: number;
+  stateVersion?: number;
+  apis: [Hex, number][];
+}
+
+export interface ReadAt {
+  hash: Hex;
+  number: number;
+  /** The block can no longer change: what is read at it may be kept, by hash. */
+  final: boolean;
+  version: RuntimeVersionJson;
+}
+
+export type AtBlock = BlockId | 'finalized';
+
+const versionKey = (hash: Hex) => `rv:${hash}`;
+
+export async function readAt(node: NodeClient, ids: BlockIds, cache: TieredCache, at: AtBlock): Promise<ReadAt> {
+  const block = await ids.at(at);
+  const kept = await cache.get(versionKey(block.hash));
+  let failure: unknown;
+  const [version, header] = await wave([
+    kept ? (JSON.parse(kept) as RuntimeVersionJson) : node.send<RuntimeVersionJson>('state_getRuntimeVersion', [block.hash]).catch((error: unknown) => void (failure = error)),
+    block.number === undefined ? node.getHeader(block.hash) : undefined,
+  ] as const);
+  // A hash the node does not know fails both; its missing header says why.
+  if (block.number === undefined && !header) throw new UnknownBlockError(block.hash);
+  if (!version) throw failure;
+  if (!kept) cache.set(versionKey(block.hash), JSON.stringify(version));
+  return { hash: block.hash, number: block.number ?? parseInt(header?.number ?? '0x0', 16), final: block.final, version };
+}
