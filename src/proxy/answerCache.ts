@@ -3,7 +3,7 @@
 // Its byte cap is what the entries really cost in memory: both strings as V8
 // holds them (one byte a character for ASCII text, two otherwise) and what
 // the map, the LRU's lists and the entry itself take (measured with V8's heap
-// after a full GC: 170-175 bytes an entry; test/proxySafety2.test.ts checks
+// after a full GC: 170-175 bytes an entry; test/proxyResourceLimits.test.ts checks
 // the heap of a filled cache against its cap).
 import { LRUCache } from 'lru-cache';
 

@@ -1,8 +1,12 @@
-// Proxy configuration: an optional JSON file (`--config FILE`), then the
-// environment on top of it.
+// Proxy configuration: the defaults, an optional JSON file (`--config FILE`) over
+// them, then the environment over both. Each setting is declared once, in SETTINGS,
+// with the table fastcar's own settings use (src/settings.ts); values from the file
+// are held to the same checks as those from the environment.
 import { readFileSync } from 'node:fs';
 
-import { ConfigError } from '../config';
+import {
+  ConfigError, count, defaultsOf, helpOf, HTTP_NODE_LIMITS, pick, readTable, splitList, text, variablesOf, type Env, type Setting, type Table,
+} from '../settings';
 
 /** What one client may take of the proxy. */
 export interface ProxyLimits {
@@ -64,102 +68,117 @@ export interface ProxyConfig extends ProxyLimits {
   denyMethods: string[];
 }
 
-const DEFAULTS: ProxyConfig = {
-  upstreams: [],
-  host: '127.0.0.1',
-  port: 9955,
-  cacheMaxBytes: 512 * 1024 * 1024,
-  maxBodyBytes: 16 * 1024 * 1024,
-  maxConcurrentPerUpstream: 256,
-  maxSubscriptionsPerUpstreamConnection: 1024,
-  maxUpstreamConnections: 8,
-  timeoutMs: 30_000,
-  retries: 2,
-  maxLagBlocks: 10,
-  healthIntervalMs: 2_000,
-  // As fastcar's own for an http(s) node: within what hosted providers were measured to take.
-  httpMaxBatch: 100,
-  httpMaxInFlight: 20,
-  httpRatePerSecond: 0,
-  logLevel: 'info',
-  maxBatchSize: 256,
-  maxInFlightPerConnection: 32,
-  maxQueuedPerConnection: 1024,
-  maxSubscriptionsPerConnection: 1024,
-  maxConnections: 4096,
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
+const UPSTREAM_URL = /^(wss?|https?):\/\//;
+
+/** Comma-separated method names or prefixes; set empty, it clears the config file's list. */
+function methodList(names: readonly string[], help: string): Setting<string[]> {
+  return {
+    names,
+    fallback: [],
+    help,
+    read: (env, base) => (env[names[0]] === undefined ? base : splitList(env[names[0]]!)),
+    check(list, key) {
+      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && /^[A-Za-z0-9_]+\*?$/.test(item))) {
+        throw new ConfigError(`${key} must be a list of method names, each optionally ending in * (e.g. dev_*)`);
+      }
+    },
+  };
+}
+
+const AT_LEAST_ONE = { min: 1 };
+
+const SETTINGS: Table<ProxyConfig> = {
+  upstreams: {
+    names: ['PROXY_UPSTREAMS'],
+    help: 'comma-separated ws(s):// or http(s):// URLs of the nodes (required)',
+    fallback: [],
+    read: (env, base) => {
+      const raw = pick(env, ['PROXY_UPSTREAMS']);
+      return raw === undefined ? base : splitList(raw);
+    },
+    check(upstreams) {
+      if (upstreams.length === 0) throw new ConfigError('the proxy needs upstream nodes: set PROXY_UPSTREAMS=ws://node-a:9944,ws://node-b:9944');
+      for (const url of upstreams) {
+        if (!UPSTREAM_URL.test(url)) throw new ConfigError(`upstream ${url} must be a ws://, wss://, http:// or https:// URL`);
+      }
+    },
+  },
+  host: text(['PROXY_HOST'], '127.0.0.1', 'bind address'),
+  port: count(['PROXY_PORT'], 9955, 'port of WebSocket and HTTP POST, /health and /metrics'),
+  cacheMaxBytes: count(['PROXY_CACHE_MAX_BYTES'], 512 * 1024 * 1024, 'cache bound, counted as the memory its entries take'),
+  maxConcurrentPerUpstream: count(['PROXY_MAX_CONCURRENT'], 256, 'calls in flight per upstream'),
+  timeoutMs: count(['PROXY_TIMEOUT_MS'], 30_000, 'per call; past it the call gets -32091'),
+  retries: count(['PROXY_RETRIES'], 2, 'a call that failed for its connection is sent again, to another upstream, this many times'),
+  maxLagBlocks: count(['PROXY_MAX_LAG_BLOCKS'], 10, 'how far behind the best node a node may serve'),
+  healthIntervalMs: count(['PROXY_HEALTH_INTERVAL_MS'], 2_000, 'how often upstreams are checked'),
+  httpMaxBatch: count(['PROXY_HTTP_MAX_BATCH'], HTTP_NODE_LIMITS.maxBatch, 'http(s) upstream: calls in one batch POST', AT_LEAST_ONE),
+  httpMaxInFlight: count(
+    ['PROXY_HTTP_MAX_IN_FLIGHT'],
+    HTTP_NODE_LIMITS.maxInFlight,
+    'http(s) upstream: POSTs in flight, lowered when the provider answers 429',
+    AT_LEAST_ONE,
+  ),
+  httpRatePerSecond: count(['PROXY_HTTP_RATE_PER_SECOND'], 0, 'http(s) upstream: POSTs per second', {}, '0: none'),
+  maxBodyBytes: count(['PROXY_MAX_BODY_BYTES'], 16 * 1024 * 1024, 'largest HTTP body or WebSocket message'),
+  logLevel: text(['PROXY_LOG_LEVEL'], 'info', 'as FASTCAR_LOG_LEVEL'),
+  allowMethods: methodList(['PROXY_ALLOW_METHODS'], 'methods let through beyond the safe defaults, comma-separated names or prefixes (dev_*)'),
+  denyMethods: methodList(['PROXY_DENY_METHODS'], 'methods refused, even safe ones'),
+  maxBatchSize: count(['PROXY_MAX_BATCH_SIZE'], 256, 'calls in one batch; a larger one is refused whole', AT_LEAST_ONE),
+  maxInFlightPerConnection: count(['PROXY_MAX_IN_FLIGHT_PER_CONNECTION'], 32, 'calls of one connection in flight', AT_LEAST_ONE),
+  maxQueuedPerConnection: count(
+    ['PROXY_MAX_QUEUED_PER_CONNECTION'],
+    1024,
+    'messages of one WebSocket waiting before it is no longer read (HTTP requests in progress of one address, before 429)',
+    AT_LEAST_ONE,
+  ),
+  maxSubscriptionsPerConnection: count(['PROXY_MAX_SUBSCRIPTIONS_PER_CONNECTION'], 1024, 'subscriptions of one WebSocket', AT_LEAST_ONE),
+  maxConnections: count(['PROXY_MAX_CONNECTIONS'], 4096, 'connections open at once', AT_LEAST_ONE),
+  headersTimeoutMs: count(['PROXY_HEADERS_TIMEOUT_MS'], 10_000, "slow HTTP clients: a client's request headers must arrive within this", AT_LEAST_ONE),
+  requestTimeoutMs: count(['PROXY_REQUEST_TIMEOUT_MS'], 30_000, 'and its whole request within this', AT_LEAST_ONE),
   // A block's answer can be ~10 MB (the node's own cap is 15 MB); this devnet's metadata is 1.2 MB.
-  maxAnswerBytes: 16 * 1024 * 1024,
-  maxBatchAnswerBytes: 32 * 1024 * 1024,
-  maxUnsentBytesPerConnection: 4 * 1024 * 1024,
-  sendTimeoutMs: 30_000,
-  pingIntervalMs: 30_000,
-  idleTimeoutMs: 300_000,
-  maxConnectionsPerClient: 64,
-  trustedProxies: 0,
-  maxInFlightPerClient: 64,
-  maxSubscriptionsPerClient: 1024,
-  allowMethods: [],
-  denyMethods: [],
+  maxAnswerBytes: count(['PROXY_MAX_ANSWER_BYTES'], 16 * 1024 * 1024, "one call's answer; past it -32008", AT_LEAST_ONE),
+  maxBatchAnswerBytes: count(['PROXY_MAX_BATCH_ANSWER_BYTES'], 32 * 1024 * 1024, "a batch's answers together; calls past it -32008", AT_LEAST_ONE),
+  maxUnsentBytesPerConnection: count(
+    ['PROXY_MAX_UNSENT_BYTES_PER_CONNECTION'],
+    4 * 1024 * 1024,
+    'answer bytes waiting for a WebSocket client to read them before its calls wait and it is not read',
+    AT_LEAST_ONE,
+  ),
+  sendTimeoutMs: count(['PROXY_SEND_TIMEOUT_MS'], 30_000, 'a client that takes none of its waiting answers this long is disconnected', AT_LEAST_ONE),
+  pingIntervalMs: count(['PROXY_PING_INTERVAL_MS'], 30_000, 'WebSocket pings; no pong to the last one: closed', AT_LEAST_ONE),
+  idleTimeoutMs: count(['PROXY_IDLE_TIMEOUT_MS'], 300_000, 'a WebSocket that sends nothing and holds no subscription this long is closed', AT_LEAST_ONE),
+  maxConnectionsPerClient: count(['PROXY_MAX_CONNECTIONS_PER_CLIENT'], 64, 'connections of one client address', AT_LEAST_ONE),
+  trustedProxies: count(['PROXY_TRUSTED_PROXIES'], 0, 'balancers in front that append X-Forwarded-For; client addresses are read from it', { min: 0, max: 10 }),
+  maxInFlightPerClient: count(
+    ['PROXY_MAX_IN_FLIGHT_PER_CLIENT'],
+    64,
+    'calls of one address at the nodes, counted until the node is done with them',
+    AT_LEAST_ONE,
+  ),
+  maxSubscriptionsPerClient: count(['PROXY_MAX_SUBSCRIPTIONS_PER_CLIENT'], 1024, 'subscriptions of one client address', AT_LEAST_ONE),
+  maxSubscriptionsPerUpstreamConnection: count(
+    ['PROXY_MAX_SUBSCRIPTIONS_PER_UPSTREAM_CONNECTION'],
+    1024,
+    'subscriptions on one connection to a node before another connection is opened',
+    AT_LEAST_ONE,
+    "a node's own limit",
+  ),
+  maxUpstreamConnections: count(['PROXY_MAX_UPSTREAM_CONNECTIONS'], 8, 'connections to each node', AT_LEAST_ONE),
 };
 
 /** The defaults with the given upstreams: for code that starts a proxy itself (tests, benchmarks). */
 export function proxyConfigFor(upstreams: string[], overrides: Partial<ProxyConfig> = {}): ProxyConfig {
-  return { ...DEFAULTS, upstreams, ...overrides };
+  return { ...defaultsOf(SETTINGS), upstreams, ...overrides };
 }
 
-const NUMBERS: [keyof ProxyConfig, string][] = [
-  ['port', 'PROXY_PORT'],
-  ['cacheMaxBytes', 'PROXY_CACHE_MAX_BYTES'],
-  ['maxBodyBytes', 'PROXY_MAX_BODY_BYTES'],
-  ['maxConcurrentPerUpstream', 'PROXY_MAX_CONCURRENT'],
-  ['timeoutMs', 'PROXY_TIMEOUT_MS'],
-  ['retries', 'PROXY_RETRIES'],
-  ['maxLagBlocks', 'PROXY_MAX_LAG_BLOCKS'],
-  ['healthIntervalMs', 'PROXY_HEALTH_INTERVAL_MS'],
-  ['httpMaxBatch', 'PROXY_HTTP_MAX_BATCH'],
-  ['httpMaxInFlight', 'PROXY_HTTP_MAX_IN_FLIGHT'],
-  ['httpRatePerSecond', 'PROXY_HTTP_RATE_PER_SECOND'],
-  ['maxBatchSize', 'PROXY_MAX_BATCH_SIZE'],
-  ['maxInFlightPerConnection', 'PROXY_MAX_IN_FLIGHT_PER_CONNECTION'],
-  ['maxQueuedPerConnection', 'PROXY_MAX_QUEUED_PER_CONNECTION'],
-  ['maxSubscriptionsPerConnection', 'PROXY_MAX_SUBSCRIPTIONS_PER_CONNECTION'],
-  ['maxConnections', 'PROXY_MAX_CONNECTIONS'],
-  ['headersTimeoutMs', 'PROXY_HEADERS_TIMEOUT_MS'],
-  ['requestTimeoutMs', 'PROXY_REQUEST_TIMEOUT_MS'],
-  ['maxAnswerBytes', 'PROXY_MAX_ANSWER_BYTES'],
-  ['maxBatchAnswerBytes', 'PROXY_MAX_BATCH_ANSWER_BYTES'],
-  ['maxUnsentBytesPerConnection', 'PROXY_MAX_UNSENT_BYTES_PER_CONNECTION'],
-  ['sendTimeoutMs', 'PROXY_SEND_TIMEOUT_MS'],
-  ['pingIntervalMs', 'PROXY_PING_INTERVAL_MS'],
-  ['idleTimeoutMs', 'PROXY_IDLE_TIMEOUT_MS'],
-  ['maxConnectionsPerClient', 'PROXY_MAX_CONNECTIONS_PER_CLIENT'],
-  ['trustedProxies', 'PROXY_TRUSTED_PROXIES'],
-  ['maxInFlightPerClient', 'PROXY_MAX_IN_FLIGHT_PER_CLIENT'],
-  ['maxSubscriptionsPerClient', 'PROXY_MAX_SUBSCRIPTIONS_PER_CLIENT'],
-  ['maxSubscriptionsPerUpstreamConnection', 'PROXY_MAX_SUBSCRIPTIONS_PER_UPSTREAM_CONNECTION'],
-  ['maxUpstreamConnections', 'PROXY_MAX_UPSTREAM_CONNECTIONS'],
-];
-const LISTS: [keyof ProxyConfig, string][] = [
-  ['allowMethods', 'PROXY_ALLOW_METHODS'],
-  ['denyMethods', 'PROXY_DENY_METHODS'],
-];
-
-const AT_LEAST_ONE = [
-  'maxBatchSize', 'maxInFlightPerConnection', 'maxQueuedPerConnection', 'maxSubscriptionsPerConnection', 'maxConnections', 'headersTimeoutMs',
-  'requestTimeoutMs', 'maxAnswerBytes', 'maxBatchAnswerBytes', 'maxUnsentBytesPerConnection', 'sendTimeoutMs', 'pingIntervalMs', 'idleTimeoutMs',
-  'maxConnectionsPerClient', 'maxInFlightPerClient', 'maxSubscriptionsPerClient', 'maxSubscriptionsPerUpstreamConnection', 'maxUpstreamConnections',
-  'httpMaxBatch', 'httpMaxInFlight',
-] as const;
-
 /** Every variable loadProxyConfig reads; deployment files are checked against this list. */
-export const PROXY_VARIABLES = ['PROXY_UPSTREAMS', 'PROXY_HOST', 'PROXY_LOG_LEVEL', ...NUMBERS.map(([, name]) => name), ...LISTS.map(([, name]) => name)];
+export const PROXY_VARIABLES: readonly string[] = variablesOf(SETTINGS);
 
-const splitList = (raw: string) => raw.split(',').map((item) => item.trim()).filter(Boolean);
+/** The proxy's lines of `--help` (src/config.ts prints them after fastcar's). */
+export const PROXY_HELP = helpOf(SETTINGS);
 
-export function loadProxyConfig(argv: string[], env: Record<string, string | undefined> = process.env): ProxyConfig {
-  const config: ProxyConfig = { ...DEFAULTS };
+export function loadProxyConfig(argv: string[], env: Env = process.env): ProxyConfig {
+  const base = defaultsOf(SETTINGS);
   const fileIndex = argv.indexOf('--config');
   if (fileIndex >= 0) {
     const path = argv[fileIndex + 1];
@@ -169,35 +188,7 @@ export function loadProxyConfig(argv: string[], env: Record<string, string | und
     } catch (error) {
       throw new ConfigError(`proxy config ${path} cannot be read as JSON: ${(error as Error).message}`);
     }
-    Object.assign(config, file);
+    Object.assign(base, file);
   }
-  if (env.PROXY_UPSTREAMS) config.upstreams = splitList(env.PROXY_UPSTREAMS);
-  for (const [key, name] of LISTS) {
-    const raw = env[name];
-    if (raw !== undefined) (config as unknown as Record<string, string[]>)[key] = splitList(raw);
-  }
-  if (env.PROXY_HOST) config.host = env.PROXY_HOST;
-  if (env.PROXY_LOG_LEVEL) config.logLevel = env.PROXY_LOG_LEVEL;
-  for (const [key, name] of NUMBERS) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') continue;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name}=${raw} is not valid: use a whole number`);
-    (config as unknown as Record<string, number>)[key] = value;
-  }
-  for (const [key] of LISTS) {
-    const list = config[key];
-    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && /^[A-Za-z0-9_]+\*?$/.test(item))) {
-      throw new ConfigError(`${key} must be a list of method names, each optionally ending in * (e.g. dev_*)`);
-    }
-  }
-  for (const key of AT_LEAST_ONE) {
-    if (!(config[key] >= 1)) throw new ConfigError(`${key} must be at least 1`);
-  }
-  if (!(config.trustedProxies >= 0 && config.trustedProxies <= 10)) throw new ConfigError('trustedProxies must be between 0 and 10');
-  if (config.upstreams.length === 0) throw new ConfigError('the proxy needs upstream nodes: set PROXY_UPSTREAMS=ws://node-a:9944,ws://node-b:9944');
-  for (const url of config.upstreams) {
-    if (!/^(wss?|https?):\/\//.test(url)) throw new ConfigError(`upstream ${url} must be a ws://, wss://, http:// or https:// URL`);
-  }
-  return config;
+  return readTable(SETTINGS, env, base);
 }

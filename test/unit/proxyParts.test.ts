@@ -1,8 +1,9 @@
 // The proxy's small parts on their own: answers in pieces, client addresses,
-// slots, merged calls that are given up, the scheduler's per-client cap, and
-// what a cache entry is counted as costing.
+// what the client book admits and gives back, slots, merged calls that are given
+// up, the scheduler's per-client cap, and what a cache entry is counted as costing.
 import { entryCost, ENTRY_OVERHEAD_BYTES, resultText } from '../../src/proxy/answerCache';
-import { addressKey, clientKey } from '../../src/proxy/clients';
+import { addressKey, clientKey } from '../../src/proxy/clientAddress';
+import { ClientBook, isRefusal, type ClientLimits, type Release, type Refusal } from '../../src/proxy/clientBook';
 import { FairScheduler, LaneClosedError } from '../../src/proxy/fairScheduler';
 import { MergedCalls } from '../../src/proxy/mergedCalls';
 import { Outgoing } from '../../src/proxy/outgoing';
@@ -40,6 +41,75 @@ describe('client addresses', () => {
     expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
     expect(addressKey('2001:db8:1:2:bbbb:cccc:dddd:eeee')).toBe('2001:db8:1:2::/64');
     expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+  });
+});
+
+describe('ClientBook', () => {
+  const limits: ClientLimits = { maxConnectionsPerClient: 2, maxRequestsPerClient: 3, maxSubscriptionsPerClient: 2, requestsAreConnections: false };
+  const bookWith = (overrides: Partial<ClientLimits> = {}) => {
+    const scheduler = new FairScheduler({ perLane: 10, perGroup: 10, perTurn: 64 });
+    return new ClientBook({ ...limits, ...overrides }, () => scheduler.group(), () => new Slots(10));
+  };
+  const admitted = (result: Release | Refusal): Release => {
+    if (isRefusal(result)) throw new Error(`refused: ${result.message}`);
+    return result;
+  };
+
+  it("holds each address to its caps, others' counts apart, and counts down on release", () => {
+    const book = bookWith();
+    const client = book.client('1.2.3.4');
+    const connections = [admitted(book.admit(client, 'connection')), admitted(book.admit(client, 'connection'))];
+    expect(book.admit(client, 'connection')).toEqual({ reason: 'connections', message: 'Too many connections from this address (at most 2)' });
+    expect(isRefusal(book.admit(book.client('5.6.7.8'), 'connection'))).toBe(false); // another address has its own share
+    const subscriptions = [admitted(book.admit(client, 'subscription')), admitted(book.admit(client, 'subscription'))];
+    expect(book.admit(client, 'subscription')).toEqual({ reason: 'subscriptions', message: 'Too many subscriptions from this address (at most 2)' });
+    const requests = [1, 2, 3].map(() => admitted(book.admit(client, 'request')));
+    expect(book.admit(client, 'request')).toEqual({ reason: 'requests', message: 'Too many requests in progress from this address (at most 3)' });
+    expect([client.connections, client.requests, client.subscriptions]).toEqual([2, 3, 2]);
+    connections[0]();
+    expect(client.connections).toBe(1);
+    expect(isRefusal(book.admit(client, 'connection'))).toBe(false); // the place given back is taken again
+    for (const release of [...subscriptions, ...requests]) release();
+    expect([client.connections, client.requests, client.subscriptions]).toEqual([2, 0, 0]);
+  });
+
+  it('counts a release once, however often it is called', () => {
+    const book = bookWith();
+    const client = book.client('1.2.3.4');
+    const first = admitted(book.admit(client, 'subscription'));
+    const second = admitted(book.admit(client, 'subscription'));
+    first();
+    first();
+    first();
+    expect(client.subscriptions).toBe(1); // the second is still held
+    second();
+    second();
+    expect(client.subscriptions).toBe(0);
+  });
+
+  it('behind balancers, takes HTTP requests in progress as connections', () => {
+    const book = bookWith({ requestsAreConnections: true, maxConnectionsPerClient: 2, maxRequestsPerClient: 10 });
+    const client = book.client('1.2.3.4');
+    const releases = [admitted(book.admit(client, 'request')), admitted(book.admit(client, 'request'))];
+    expect(book.admit(client, 'request')).toEqual({ reason: 'connections', message: 'Too many connections from this address (at most 2)' });
+    releases[1]();
+    expect(isRefusal(book.admit(client, 'request'))).toBe(false);
+  });
+
+  it('forgets an address once everything it held is given back, and not before', () => {
+    const book = bookWith();
+    const releases = (['connection', 'request', 'subscription'] as const).map((holding) => admitted(book.admit(book.client('1.2.3.4'), holding)));
+    book.client('5.6.7.8'); // known, holding nothing
+    book.prune();
+    expect(book.size).toBe(1);
+    for (const release of releases) {
+      release();
+      release();
+    }
+    const client = book.client('1.2.3.4');
+    expect([client.connections, client.requests, client.subscriptions]).toEqual([0, 0, 0]);
+    book.prune();
+    expect(book.size).toBe(0);
   });
 });
 

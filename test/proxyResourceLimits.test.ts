@@ -1,6 +1,7 @@
-// The proxy in front of strangers, second round (issue 22): answers far bigger
-// than their request, clients that never read, slow calls that looked like a
-// dead node, one address holding every connection or subscription, and a cache
+// The proxy's resources held to their limits by strangers (issue 22; hostile
+// input itself is test/proxyHostileInput.test.ts): answers far bigger than
+// their request, clients that never read, slow calls that looked like a dead
+// node, one address holding every connection or subscription, and a cache
 // whose byte cap was not its memory. The proxy runs in a process of its own
 // (its memory is measured there), each hostile client in another
 // (test/support/hostileClient.ts) from 127.0.0.1, and the well-behaved client

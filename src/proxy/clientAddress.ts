@@ -4,54 +4,6 @@
 // IPv6 client is its /64, the block one host is usually given.
 import { isIP } from 'node:net';
 
-import type { ClientGroup } from './fairScheduler';
-import type { Slots } from './slots';
-
-/** One client address and what it holds of the proxy. */
-export interface Client {
-  readonly key: string;
-  /** Its open connections (TCP, or WebSockets when behind balancers). */
-  connections: number;
-  /** Its HTTP requests being answered. */
-  requests: number;
-  /** Its subscriptions, open or being opened, over all its connections. */
-  subscriptions: number;
-  /** Its calls being answered, over all its connections (the scheduler's count). */
-  readonly group: ClientGroup;
-  /** Its calls at the nodes, until the node is done with them (also after the client left). */
-  readonly atNodes: Slots;
-}
-
-export class ClientBook {
-  private readonly clients = new Map<string, Client>();
-
-  constructor(
-    private readonly newGroup: () => ClientGroup,
-    private readonly newSlots: () => Slots,
-  ) {}
-
-  get(key: string): Client {
-    let client = this.clients.get(key);
-    if (!client) {
-      client = { key, connections: 0, requests: 0, subscriptions: 0, group: this.newGroup(), atNodes: this.newSlots() };
-      this.clients.set(key, client);
-    }
-    return client;
-  }
-
-  /** Forgets clients that hold nothing (their calls at the node included). */
-  prune(): void {
-    for (const [key, client] of this.clients) {
-      const idle = client.connections === 0 && client.requests === 0 && client.subscriptions === 0;
-      if (idle && client.group.inFlight === 0 && client.atNodes.inUse === 0 && client.atNodes.queued === 0) this.clients.delete(key);
-    }
-  }
-
-  get size(): number {
-    return this.clients.size;
-  }
-}
-
 /**
  * The client's address: the peer's, or with `trustedProxies` balancers in front, the
  * entry of X-Forwarded-For that the outermost of them appended (counted from the right).

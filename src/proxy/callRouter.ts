@@ -1,0 +1,91 @@
+// Where a read's answer comes from: the cache when it cannot change, a call in
+// flight already when an identical one is, else a node. What a node answers is
+// kept only when its method and block make it final and it has the right shape.
+import { AnswerCache, resultText, type ResultText } from './answerCache';
+import { decide } from './cachePolicy';
+import { MergedCalls } from './mergedCalls';
+import type { MethodPolicy } from './methods';
+import type { ProxyMetrics } from './proxyMetrics';
+import { judge } from './resultShapes';
+import type { Slots } from './slots';
+import type { UpstreamPool } from './upstreams';
+
+export interface CallRouterLimits {
+  cacheMaxBytes: number;
+  /** An answer past it is not kept: the caller refuses it anyway. */
+  maxAnswerBytes: number;
+}
+
+export class CallRouter {
+  private readonly cache: AnswerCache;
+  private readonly calls = new MergedCalls<ResultText>();
+
+  constructor(
+    private readonly pool: UpstreamPool,
+    private readonly policy: MethodPolicy,
+    private readonly limits: CallRouterLimits,
+    private readonly metrics: ProxyMetrics,
+  ) {
+    this.cache = new AnswerCache(limits.cacheMaxBytes);
+  }
+
+  get cacheBytes(): number {
+    return this.cache.bytes;
+  }
+
+  /** The result of a read: from the cache, from a call in flight already, or from a node (counted against `caller`). */
+  async answer(method: string, params: unknown[], signal: AbortSignal, caller: Slots): Promise<ResultText> {
+    const decision = decide(method, params);
+    let cacheKey: string | undefined;
+    let minFinalized: number | undefined;
+    if (decision.kind === 'immutable') cacheKey = decision.key;
+    else if (decision.kind === 'finalizedNumber') {
+      // A hash kept was finalized when it was kept: served whatever the upstreams' state now.
+      const kept = this.cache.get(decision.key);
+      if (kept) {
+        this.metrics.cacheHits.inc();
+        return kept;
+      }
+      if (this.pool.hasFinalized(decision.number)) {
+        // The hash of height n may be kept only as told by a node that has itself finalized n.
+        cacheKey = decision.key;
+        minFinalized = decision.number;
+      }
+    }
+    if (cacheKey) {
+      const cached = this.cache.get(cacheKey);
+      if (cached !== undefined) {
+        this.metrics.cacheHits.inc();
+        return cached;
+      }
+      this.metrics.cacheMisses.inc();
+    }
+    const mergeKey = cacheKey ?? (decision.kind === 'passThrough' ? decision.mergeKey : decision.key);
+    const send = async (callSignal: AbortSignal): Promise<ResultText> => {
+      this.metrics.upstreamCalls.inc();
+      // Only what may be kept is judged: anything else is the node's answer to pass on.
+      const verdictOf = cacheKey ? (result: unknown) => judge(method, params, result) : () => 'serve' as const;
+      const retry = mergeKey !== undefined;
+      const { result, verdict } = await this.pool.call(method, params, { retry, minFinalized, judge: verdictOf, signal: callSignal, caller });
+      // The node's list would name methods this proxy refuses.
+      const permitted = (list: { methods: string[] }) => ({ ...list, methods: list.methods.filter((name) => this.policy.permits(name)) });
+      const shown = method === 'rpc_methods' && isMethodList(result) ? permitted(result) : result;
+      const text = resultText(shown);
+      if (cacheKey && verdict === 'cache' && text.bytes <= this.limits.maxAnswerBytes && !this.cache.has(cacheKey)) this.cache.set(cacheKey, text);
+      return text;
+    };
+    if (!mergeKey) return send(signal);
+    const { promise, joined } = this.calls.run(mergeKey, send, signal);
+    if (joined) this.metrics.mergedCalls.inc();
+    return promise;
+  }
+
+  /** Waits for the calls in flight to end. */
+  drain(): Promise<void> {
+    return this.calls.drain();
+  }
+}
+
+function isMethodList(value: unknown): value is { methods: string[] } {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { methods?: unknown }).methods);
+}

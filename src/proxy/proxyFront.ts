@@ -1,0 +1,240 @@
+// The proxy's one port: HTTP POST and WebSocket, /health and /metrics as plain
+// GETs. Each connection is admitted for its client address first (ClientBook):
+// without balancers in front each TCP connection counts as it opens, and one over
+// the cap is answered 429 and closed before anything it sends is read; behind
+// balancers each WebSocket and HTTP request counts instead. Every connection and
+// every request has its own catch: no input ends the process.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+import { urlForLogs, type Logger } from '../logger';
+import { RpcCode } from '../rpc/rpcCodes';
+import { clientKey } from './clientAddress';
+import { isRefusal, type Client, type ClientBook } from './clientBook';
+import { closeConnection, openConnection, type Connection } from './connection';
+import type { FairScheduler } from './fairScheduler';
+import { failure } from './jsonRpc';
+import { Outgoing, WebSocketWriter, writeHttpAnswer } from './outgoing';
+import type { OpenSockets } from './openSockets';
+import type { ProxyMetrics } from './proxyMetrics';
+import type { UpstreamPool } from './upstreams';
+
+export interface FrontOptions {
+  host: string;
+  port: number;
+  maxConnections: number;
+  maxBodyBytes: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  sendTimeoutMs: number;
+  trustedProxies: number;
+}
+
+/** What the front hands on: messages to answer, and connections that ended. */
+export interface FrontHandlers {
+  /** One JSON text in, one JSON text out (or nothing, when only notifications came). */
+  message(text: string, connection: Connection): Promise<Outgoing | undefined>;
+  /** A WebSocket closed: what it subscribed to is to be left. */
+  gone(connection: Connection): void;
+}
+
+export interface FrontParts {
+  pool: UpstreamPool;
+  book: ClientBook;
+  scheduler: FairScheduler;
+  sockets: OpenSockets;
+  metrics: ProxyMetrics;
+  logger: Logger;
+}
+
+/** Bytes handed to a WebSocket and not yet flushed before its writer waits. */
+const WRITE_HIGH_WATER = 256 * 1024;
+
+type UpgradeDone = (ok: boolean, code?: number, message?: string) => void;
+
+export class ProxyFront {
+  private server?: Server;
+  private wss?: WebSocketServer;
+  /** TCP connections refused for their address: whatever they send is not answered. */
+  private readonly refusedSockets = new WeakSet<Socket>();
+
+  constructor(
+    private readonly options: FrontOptions,
+    private readonly parts: FrontParts,
+    private readonly handlers: FrontHandlers,
+  ) {}
+
+  /** Starts listening; the address clients reach it at. */
+  async listen(): Promise<string> {
+    const { headersTimeoutMs, requestTimeoutMs } = this.options;
+    this.server = createServer(
+      { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) },
+      (req, res) => this.onHttp(req, res),
+    );
+    this.server.maxConnections = this.options.maxConnections;
+    this.server.on('connection', (socket: Socket) => this.onTcp(socket));
+    this.wss = new WebSocketServer({
+      server: this.server,
+      maxPayload: this.options.maxBodyBytes,
+      verifyClient: (info: { req: IncomingMessage }, done: UpgradeDone) => this.verifyUpgrade(info.req, done),
+    });
+    this.wss.on('error', (error) => this.parts.logger.warn({ err: error }, 'websocket server error'));
+    this.wss.on('connection', (socket, req) => this.onSocket(socket, req));
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.options.port, this.options.host, () => resolve());
+    });
+    const address = this.server.address();
+    const port = typeof address === 'object' && address ? address.port : this.options.port;
+    return `127.0.0.1:${port}`;
+  }
+
+  /** Closes every WebSocket and stops taking connections; resolves once the server is closed. */
+  async close(): Promise<void> {
+    for (const client of this.wss?.clients ?? []) client.close(1001, 'proxy shutting down');
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server?.closeAllConnections();
+  }
+
+  private clientOf(req: IncomingMessage): Client {
+    return this.parts.book.client(clientKey(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.options.trustedProxies));
+  }
+
+  private onTcp(socket: Socket): void {
+    socket.on('error', () => socket.destroy());
+    if (this.options.trustedProxies > 0) return; // the peer is a balancer: clients are counted per request and WebSocket
+    const { book, metrics } = this.parts;
+    const release = book.admit(book.client(clientKey(socket.remoteAddress, undefined, 0)), 'connection');
+    if (isRefusal(release)) {
+      metrics.refused(release.reason);
+      this.refusedSockets.add(socket);
+      const body = JSON.stringify(failure(null, RpcCode.serverIsBusy, release.message));
+      socket.end(`HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      return;
+    }
+    socket.once('close', release);
+  }
+
+  private verifyUpgrade(req: IncomingMessage, done: UpgradeDone): void {
+    if (this.refusedSockets.has(req.socket)) return done(false, 429, 'Too Many Requests');
+    if (this.options.trustedProxies > 0) {
+      // The WebSocket holds its TCP connection (from the balancer) to its end: counted until that closes.
+      const release = this.parts.book.admit(this.clientOf(req), 'connection');
+      if (isRefusal(release)) {
+        this.parts.metrics.refused(release.reason);
+        return done(false, 429, 'Too Many Requests');
+      }
+      req.socket.once('close', release);
+      if (req.socket.destroyed) release();
+    }
+    done(true);
+  }
+
+  private onHttp(req: IncomingMessage, res: ServerResponse): void {
+    res.on('error', () => undefined);
+    if (this.refusedSockets.has(req.socket)) return; // already answered 429 and closing
+    this.answerHttp(req, res).catch((error: unknown) => {
+      // A client that left mid-body (`aborted`), or anything unforeseen: this request ends, nothing else.
+      if (!req.destroyed && !res.headersSent) {
+        this.parts.logger.warn({ err: error }, 'http request failed');
+        writeJson(res, 500, failure(null, RpcCode.internalError, 'Internal error'));
+      } else res.destroy();
+    });
+  }
+
+  private async answerHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { pool, metrics, book, scheduler } = this.parts;
+    if (req.method === 'GET' && req.url === '/health') {
+      // Up by the nodes' own probes: one client's slow calls do not take the proxy out of a balancer.
+      const upstreams = pool.upstreams.map((u) => ({
+        url: urlForLogs(u.url),
+        available: u.available,
+        up: u.up,
+        best: u.bestNumber,
+        finalized: u.finalizedNumber,
+        outstanding: u.outstanding,
+      }));
+      const ok = pool.up;
+      writeJson(res, ok ? 200 : 503, { status: ok ? 'ok' : 'no upstream', upstreams });
+      return;
+    }
+    if (req.method === 'GET' && req.url === '/metrics') {
+      res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(await metrics.registry.metrics());
+      return;
+    }
+    if (req.method !== 'POST') {
+      writeJson(res, 405, failure(null, RpcCode.invalidRequest, 'POST a JSON-RPC request'));
+      return;
+    }
+    const client = this.clientOf(req);
+    const release = book.admit(client, 'request');
+    if (isRefusal(release)) {
+      metrics.refused(release.reason);
+      writeJson(res, 429, failure(null, RpcCode.serverIsBusy, release.message));
+      return;
+    }
+    const connection = openConnection(client, scheduler.lane(client.group));
+    // Done or gone (the client left): its calls stop being waited on.
+    res.once('close', () => {
+      release();
+      closeConnection(connection);
+    });
+    const declared = Number(req.headers['content-length']);
+    if (declared > this.options.maxBodyBytes) {
+      writeJson(res, 413, failure(null, RpcCode.invalidRequest, 'request too large'), true);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > this.options.maxBodyBytes) {
+        writeJson(res, 413, failure(null, RpcCode.invalidRequest, 'request too large'), true);
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const answer = await this.handlers.message(Buffer.concat(chunks).toString('utf8'), connection);
+    if (connection.closed || res.destroyed) return;
+    if (answer === undefined) res.writeHead(204).end();
+    else await writeHttpAnswer(res, 200, answer, this.options.sendTimeoutMs);
+  }
+
+  private onSocket(socket: WebSocket, req: IncomingMessage): void {
+    const { sockets, scheduler, logger } = this.parts;
+    const client = this.clientOf(req);
+    const connection = openConnection(client, scheduler.lane(client.group), socket);
+    connection.writer = new WebSocketWriter(socket, { highWaterBytes: WRITE_HIGH_WATER, tcp: req.socket, onChange: () => sockets.updateFlow(connection) });
+    sockets.add(connection);
+    // Protocol violations and oversized frames: ws closes the socket; the process goes on.
+    socket.on('error', () => socket.terminate());
+    socket.on('message', (data: Buffer) => {
+      connection.lastSeen = Date.now();
+      this.handlers
+        .message(data.toString(), connection)
+        .catch((error: unknown) => {
+          logger.warn({ err: error }, 'websocket message failed');
+          return Outgoing.of(JSON.stringify(failure(null, RpcCode.internalError, 'Internal error')));
+        })
+        .then((answer) => {
+          if (answer !== undefined) connection.writer!.send(answer);
+          sockets.updateFlow(connection);
+        })
+        .catch(() => undefined);
+      sockets.updateFlow(connection);
+    });
+    socket.on('pong', (data: Buffer) => {
+      if (connection.awaitedPong?.equals(data)) connection.awaitedPong = undefined;
+    });
+    socket.on('close', () => {
+      sockets.delete(connection);
+      closeConnection(connection);
+      this.handlers.gone(connection);
+    });
+  }
+}
+
+function writeJson(res: ServerResponse, status: number, body: unknown, close = false): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...(close ? { Connection: 'close' } : {}) }).end(JSON.stringify(body));
+}
