@@ -18,19 +18,20 @@ import { WebSocketServer, type WebSocket } from 'ws';
 
 import { urlForLogs, type Logger } from '../logger';
 import type { HttpRpcCounts } from '../rpc/httpTransport';
+import { NodeTimeoutError, RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
 import { AnswerCache, resultText, type ResultText } from './answerCache';
 import { decide } from './cachePolicy';
 import { ClientBook, clientKey, type Client } from './clients';
 import { FairScheduler, LaneClosedError, type Lane } from './fairScheduler';
-import { failure, parseMessage, readCall, RpcFailure, type RpcCall, type RpcId, type RpcResponse } from './jsonRpc';
+import { failure, parseMessage, readCall, type RpcCall, type RpcId, type RpcResponse } from './jsonRpc';
 import { MergedCalls } from './mergedCalls';
 import { MethodPolicy, type MethodPolicyOptions, type SubscriptionKind } from './methods';
 import { Outgoing, WebSocketWriter, writeHttpAnswer } from './outgoing';
 import type { ProxyLimits } from './proxyConfig';
 import { judge } from './resultShapes';
 import { Slots } from './slots';
-import { AbandonedCallError, NoUpstreamError, UpstreamRpcError, UpstreamTimeoutError, type UpstreamPool } from './upstreams';
+import { AbandonedCallError, NoUpstreamError, type UpstreamPool } from './upstreams';
 
 export interface ProxyOptions extends ProxyLimits {
   host: string;
@@ -454,7 +455,7 @@ export class RpcProxy {
       });
       if (result.bytes > this.options.maxAnswerBytes) {
         this.refused.inc({ reason: 'answer_size' });
-        throw new RpcFailure(RpcCode.responseTooLarge, `Response too large: ${result.bytes} bytes, at most ${this.options.maxAnswerBytes}`);
+        throw new RpcError(RpcCode.responseTooLarge, `Response too large: ${result.bytes} bytes, at most ${this.options.maxAnswerBytes}`);
       }
       if (budget) {
         if (result.bytes > budget.left) {
@@ -471,14 +472,14 @@ export class RpcProxy {
     return call.notification ? undefined : answer;
   }
 
-  private batchTooBig(): RpcFailure {
+  private batchTooBig(): RpcError {
     this.refused.inc({ reason: 'answer_size' });
-    return new RpcFailure(RpcCode.responseTooLarge, `Response too large: the batch's answers would exceed ${this.options.maxBatchAnswerBytes} bytes`);
+    return new RpcError(RpcCode.responseTooLarge, `Response too large: the batch's answers would exceed ${this.options.maxBatchAnswerBytes} bytes`);
   }
 
   private errorResponse(call: RpcCall, error: unknown): RpcResponse {
-    if (error instanceof RpcFailure || error instanceof UpstreamRpcError) return failure(call.id, error.code, error.message, error.data);
-    if (error instanceof UpstreamTimeoutError) {
+    if (error instanceof RpcError) return failure(call.id, error.code, error.message, error.data);
+    if (error instanceof NodeTimeoutError) {
       this.timeouts.inc();
       return failure(call.id, RpcCode.upstreamTimeout, `upstream timeout: ${error.message}`);
     }
@@ -491,16 +492,16 @@ export class RpcProxy {
     const { method, params } = call;
     if (!this.policy.permits(method)) {
       this.refused.inc({ reason: 'method' });
-      throw new RpcFailure(RpcCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`);
+      throw new RpcError(RpcCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`);
     }
     const problem = this.policy.paramsProblem(method, params);
     if (problem) {
       this.refused.inc({ reason: 'params' });
-      throw new RpcFailure(RpcCode.invalidParams, `Invalid params: ${problem}`);
+      throw new RpcError(RpcCode.invalidParams, `Invalid params: ${problem}`);
     }
     const kind = this.policy.subscription(method);
     if (kind || this.policy.isUnsubscribe(method)) {
-      if (!connection.socket) throw new RpcFailure(RpcCode.methodNotFound, 'Subscriptions need a WebSocket connection');
+      if (!connection.socket) throw new RpcError(RpcCode.methodNotFound, 'Subscriptions need a WebSocket connection');
       if (kind) return resultText(await this.subscribe(method, params, kind, connection));
       const leave = connection.subscriptions.get(String(params[0]));
       if (!leave) return resultText(false);
@@ -559,12 +560,12 @@ export class RpcProxy {
   private async subscribe(method: string, params: unknown[], kind: SubscriptionKind, connection: Connection): Promise<string> {
     if (connection.subscriptions.size + connection.pendingSubscriptions >= this.options.maxSubscriptionsPerConnection) {
       this.refused.inc({ reason: 'subscriptions' });
-      throw new RpcFailure(RpcCode.tooManySubscriptions, `Too many subscriptions on this connection (at most ${this.options.maxSubscriptionsPerConnection})`);
+      throw new RpcError(RpcCode.tooManySubscriptions, `Too many subscriptions on this connection (at most ${this.options.maxSubscriptionsPerConnection})`);
     }
     const { client } = connection;
     if (client.subscriptions >= this.options.maxSubscriptionsPerClient) {
       this.refused.inc({ reason: 'subscriptions' });
-      throw new RpcFailure(RpcCode.tooManySubscriptions, `Too many subscriptions from this address (at most ${this.options.maxSubscriptionsPerClient})`);
+      throw new RpcError(RpcCode.tooManySubscriptions, `Too many subscriptions from this address (at most ${this.options.maxSubscriptionsPerClient})`);
     }
     client.subscriptions += 1;
     let opened: { id: string; leave: () => Promise<void> };
@@ -650,14 +651,14 @@ export class RpcProxy {
   }
 
   private async openUpstream(method: string, params: unknown[], kind: SubscriptionKind, onResult: (result: ResultText) => void): Promise<() => Promise<void>> {
-    if (!this.pool.supportsSubscriptions) throw new RpcFailure(RpcCode.methodNotFound, 'Subscriptions are not available: the proxy reaches its nodes over HTTP(S) only');
+    if (!this.pool.supportsSubscriptions) throw new RpcError(RpcCode.methodNotFound, 'Subscriptions are not available: the proxy reaches its nodes over HTTP(S) only');
     const upstream = this.pool.subscriptionUpstream();
     if (!upstream) throw new NoUpstreamError('no node is available, or none has room for another subscription');
     this.upstreamCalls.inc();
     try {
       return await upstream.subscribe(kind.notification, method, kind.unsubscribe, params, (value) => onResult(resultText(value)));
     } catch (error) {
-      throw error instanceof UpstreamRpcError ? error : new NoUpstreamError((error as Error)?.message ?? String(error));
+      throw error instanceof RpcError ? error : new NoUpstreamError((error as Error)?.message ?? String(error));
     }
   }
 

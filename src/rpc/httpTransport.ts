@@ -7,13 +7,12 @@
 // for its Retry-After, the limits are learned down, and the calls are sent
 // again until their deadline. Nothing here knows about blocks or about the
 // rest of the code base, so the node client and the proxy's upstreams can
-// both stand on it.
+// both stand on it (as an RpcTransport, transport.ts).
 import { buildConnector, Client, Pool, type Dispatcher } from 'undici';
 
 import { AdaptiveLimits } from './adaptiveLimits';
-import { RpcErrorReply } from './rpcErrorReply';
-
-export { RpcErrorReply } from './rpcErrorReply';
+import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError, RpcError } from './nodeErrors';
+import { SubscriptionsUnsupportedError, type CallOptions, type RpcTransport } from './transport';
 
 export interface HttpRpcHooks {
   /** A POST went out carrying this many calls. */
@@ -56,36 +55,10 @@ export interface HttpRpcOptions {
   hooks?: HttpRpcHooks;
 }
 
-export interface HttpCallOptions {
+export interface HttpCallOptions extends CallOptions {
   /** When the call (retries included) must be answered, epoch ms; default now + timeoutMs. */
   deadline?: number;
-  /** Whether the call may be sent again after a failed attempt (reads may; submissions may not). Default true. */
-  idempotent?: boolean;
-  /** Called each time the call is sent again; calls sent again together share `round`. */
-  onRetry?(round: number): void;
-  /**
-   * Calls of one turn share a POST only with calls of the same group (say, the same client
-   * request): a batch is answered when its slowest call is, so unrelated work is not made to
-   * wait on each other. Default: one group.
-   */
-  group?: unknown;
 }
-
-/** The server kept asking to slow down until the call's deadline: come back after `retryAfterMs`. */
-export class HttpRpcThrottledError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs: number,
-  ) {
-    super(message);
-  }
-}
-
-/** The call was sent and not answered by its deadline. */
-export class HttpRpcTimeoutError extends Error {}
-
-/** The server cannot be reached or does not speak JSON-RPC. */
-export class HttpRpcUnavailableError extends Error {}
 
 export type WaveOutcome = { ok: true; result: unknown } | { ok: false; error: Error };
 
@@ -136,7 +109,12 @@ const BATCH_TOO_LARGE_WORDS = /batch.*(too large|too big|size|limit|exceed)|too 
 /** Errors of a connection the server closed under us: worth one more try on a fresh one. */
 const STALE_CONNECTION = /ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed|socket hang up|UND_ERR_CLOSED/i;
 
-export class HttpRpcTransport {
+export class HttpRpcTransport implements RpcTransport {
+  readonly supportsSubscriptions = false;
+  /** There is no connection to lose: every call says for itself whether the node answers. */
+  readonly connected = true;
+  readonly connection = 0;
+  readonly ready: Promise<unknown> = Promise.resolve();
   /** Over HTTP/2 one Client (one connection, a stream per POST); over HTTP/1.1 a Pool (a kept-alive connection per POST in flight). */
   private dispatcher: Dispatcher;
   private readonly retired: Dispatcher[] = [];
@@ -231,6 +209,10 @@ export class HttpRpcTransport {
     return this.unsettled;
   }
 
+  get httpCounts(): HttpRpcCounts {
+    return this.counts;
+  }
+
   /** What the client has learned and holds to now: POSTs in flight allowed, per second, calls per batch. */
   get learned(): { inFlight: number; ratePerSecond: number; batch: number; singleCalls: boolean } {
     return { inFlight: this.limits.inFlightLimit, ratePerSecond: this.limits.ratePerSecond, batch: this.batchCap, singleCalls: this.singleCalls };
@@ -240,7 +222,7 @@ export class HttpRpcTransport {
   send<T>(method: string, params: unknown[], options: HttpCallOptions = {}): Promise<T> {
     const promise = new Promise<unknown>((resolve, reject) => {
       if (this.closed) {
-        reject(new HttpRpcUnavailableError('the HTTP JSON-RPC client is closed'));
+        reject(new NodeUnavailableError('the HTTP JSON-RPC client is closed'));
         return;
       }
       this.collecting.push(this.newCall(method, params, options, resolve, reject));
@@ -257,7 +239,7 @@ export class HttpRpcTransport {
   sendWave(calls: { method: string; params: unknown[] }[], options: HttpCallOptions = {}): Promise<WaveOutcome[]> {
     const outcomes = calls.map(({ method, params }) =>
       new Promise<unknown>((resolve, reject) => {
-        if (this.closed) reject(new HttpRpcUnavailableError('the HTTP JSON-RPC client is closed'));
+        if (this.closed) reject(new NodeUnavailableError('the HTTP JSON-RPC client is closed'));
         else this.collecting.push(this.newCall(method, params, options, resolve, reject));
       }).then(
         (result): WaveOutcome => ({ ok: true, result }),
@@ -268,13 +250,17 @@ export class HttpRpcTransport {
     return Promise.all(outcomes);
   }
 
+  async subscribe(notification: string): Promise<() => Promise<void>> {
+    throw new SubscriptionsUnsupportedError(`${notification} needs a WebSocket upstream: HTTP(S) carries no subscriptions`);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.wakeTimer);
     const waiting = [...this.collecting, ...this.queue.flat()];
     this.collecting = [];
     this.queue.length = 0;
-    for (const call of waiting) this.settle(call, new HttpRpcUnavailableError('the HTTP JSON-RPC client is closed'));
+    for (const call of waiting) this.settle(call, new NodeUnavailableError('the HTTP JSON-RPC client is closed'));
     await Promise.all([this.dispatcher, ...this.retired].map((dispatcher) => dispatcher.destroy().catch(() => undefined)));
   }
 
@@ -292,11 +278,11 @@ export class HttpRpcTransport {
     if (call.done) return;
     const post = call.sending;
     if (post) {
-      this.settle(call, new HttpRpcTimeoutError(`no answer to ${call.method} in time`));
+      this.settle(call, new NodeTimeoutError(`no answer to ${call.method} in time`));
       // Nobody waits for that POST any more: its slot is freed.
       if (post.calls.every((c) => c.done)) post.controller.abort();
     } else {
-      this.settle(call, new HttpRpcThrottledError(`the server's limits kept ${call.method} waiting past its deadline`, call.throttledFor ?? this.lastRetryAfterMs));
+      this.settle(call, new NodeThrottledError(`the server's limits kept ${call.method} waiting past its deadline`, call.throttledFor ?? this.lastRetryAfterMs));
     }
   }
 
@@ -419,7 +405,7 @@ export class HttpRpcTransport {
     const retriable = live.filter((call) => call.idempotent && call.failures < CONNECTION_RETRIES && STALE_CONNECTION.test(message));
     for (const call of live) {
       if (retriable.includes(call)) call.failures += 1;
-      else this.settle(call, new HttpRpcUnavailableError(`the JSON-RPC server cannot be reached: ${message}`));
+      else this.settle(call, new NodeUnavailableError(`the JSON-RPC server cannot be reached: ${message}`));
     }
     if (retriable.length > 0) this.retry(retriable, 0, Date.now());
   }
@@ -438,7 +424,7 @@ export class HttpRpcTransport {
       // Anything but a list of answers (a 4xx, one error for the whole batch, nonsense): this server takes single calls.
       if (!Array.isArray(json)) return this.batchRefused(calls);
     } else if (!speaksJsonRpc) {
-      return this.settleAll(calls, new HttpRpcUnavailableError(`the JSON-RPC server answered HTTP ${status} without a JSON-RPC answer`));
+      return this.settleAll(calls, new NodeUnavailableError(`the JSON-RPC server answered HTTP ${status} without a JSON-RPC answer`));
     }
     const answers = (Array.isArray(json) ? json : [json]) as JsonRpcAnswer[];
     const throttled: Call[] = [];
@@ -451,7 +437,7 @@ export class HttpRpcTransport {
       unanswered.delete(call);
       if (answer.error) {
         if (isThrottle(answer)) throttled.push(call);
-        else this.settle(call, new RpcErrorReply(Number(answer.error.code), String(answer.error.message ?? ''), answer.error.data));
+        else this.settle(call, new RpcError(Number(answer.error.code), String(answer.error.message ?? ''), answer.error.data));
       } else {
         this.settle(call, undefined, answer.result);
       }
@@ -463,7 +449,7 @@ export class HttpRpcTransport {
     for (const call of unanswered) {
       call.failures += 1;
       if (asBatch && call.failures <= CONNECTION_RETRIES) again.push(call);
-      else this.settle(call, new HttpRpcUnavailableError('the JSON-RPC server sent no answer to the call'));
+      else this.settle(call, new NodeUnavailableError('the JSON-RPC server sent no answer to the call'));
     }
     this.retry(again, 0, Date.now(), true);
   }
@@ -490,7 +476,7 @@ export class HttpRpcTransport {
       call.throttledFor = pausedUntil - now;
       if (!call.idempotent || pausedUntil >= call.deadline) {
         // No retry can happen in time: said now rather than at the deadline.
-        this.settle(call, new HttpRpcThrottledError(`the server asked to slow down (${how}) and ${call.method} cannot be retried in time`, pausedUntil - now));
+        this.settle(call, new NodeThrottledError(`the server asked to slow down (${how}) and ${call.method} cannot be retried in time`, pausedUntil - now));
       } else {
         again.push(call);
       }
@@ -523,7 +509,7 @@ export class HttpRpcTransport {
       call.failures += 1;
       const backoff = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (call.failures - 1));
       if (call.idempotent && call.failures <= CONNECTION_RETRIES && now + backoff < call.deadline) retriable.push(call);
-      else this.settle(call, new HttpRpcUnavailableError(message));
+      else this.settle(call, new NodeUnavailableError(message));
     }
     if (retriable.length > 0) this.retry(retriable, BASE_BACKOFF_MS * 2 ** (Math.max(...retriable.map((call) => call.failures)) - 1), now);
   }
