@@ -14,6 +14,7 @@
 import type { HttpRpcCounts } from '../rpc/httpTransport';
 import { NodeThrottledError, NodeTimeoutError, RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
+import { backoffMs } from '../rpc/retryPolicy';
 import type { Verdict } from './resultShapes';
 import { AbandonedCallError, Slots } from './slots';
 import { transportForUrl } from './httpUpstreamTransport';
@@ -28,6 +29,9 @@ export class NoUpstreamError extends Error {}
 export function giveUpAfter(timeoutMs: number): number {
   return 2 * timeoutMs + 10_000;
 }
+
+/** A node backed off after failures in a row waits this long at most. */
+const MAX_NODE_BACKOFF_MS = 10_000;
 
 /** jsonrpsee's "server is busy" and "too many subscriptions", Subway's limits, HTTP's 429. */
 const OVERLOADED = new Set([-32009, -32097, -32098, 429]);
@@ -66,7 +70,8 @@ export class Upstream {
   errors = 0;
   timeouts = 0;
   private backoffUntil = 0;
-  private backoffMs = 0;
+  /** Failures (errors, "overloaded" answers) in a row, each backing the node off twice as long. */
+  private failuresInRow = 0;
   private probing = false;
 
   constructor(
@@ -154,8 +159,9 @@ export class Upstream {
         caller?.give();
       });
     try {
-      const result = await withTimeout(sent, this.options.timeoutMs, () => new NodeTimeoutError(`No response received from RPC endpoint in ${this.options.timeoutMs / 1000}s`));
-      this.backoffMs = 0;
+      const late = () => new NodeTimeoutError(`No response received from RPC endpoint in ${this.options.timeoutMs / 1000}s`);
+      const result = await withTimeout(sent, this.options.timeoutMs, late);
+      this.failuresInRow = 0;
       return result;
     } catch (error) {
       if (error instanceof NodeThrottledError) {
@@ -180,8 +186,9 @@ export class Upstream {
   }
 
   private backOff() {
-    this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), 10_000);
-    this.backoffUntil = Date.now() + this.backoffMs;
+    this.failuresInRow += 1;
+    // 250 ms doubling, at most 10 s.
+    this.backoffUntil = Date.now() + backoffMs(this.failuresInRow, undefined, undefined, MAX_NODE_BACKOFF_MS);
   }
 
   /** Whether the connection that carries calls is open. */

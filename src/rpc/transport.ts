@@ -28,7 +28,13 @@ export interface RpcTransport {
    */
   send<T = unknown>(method: string, params: unknown[], options?: CallOptions): Promise<T>;
   /** Subscribes to `method`'s notifications (renewed after a reconnect); resolves to the function that ends it. */
-  subscribe(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: unknown) => void): Promise<() => Promise<void>>;
+  subscribe(
+    notification: string,
+    method: string,
+    unsubscribeMethod: string,
+    params: unknown[],
+    onValue: (value: unknown) => void,
+  ): Promise<() => Promise<void>>;
   /** Whether calls can be sent now (over HTTP, with no connection to lose: always). */
   readonly connected: boolean;
   /** Which connection is up: a new number after every reconnect; 0 where there is no connection to lose (HTTP). */
