@@ -1,7 +1,8 @@
 // Errors that say what went wrong in terms a client can act on. Controllers throw
 // ApiError for what they parse (it carries its status); services throw the typed
-// errors below for what only they can tell. src/http/errorReply.ts is the one
-// place either becomes a status and a sentence.
+// errors below for what only they can tell; calls to the node fail with the
+// errors of src/rpc/nodeErrors.ts. src/http/errorReply.ts is the one place any
+// of them becomes a status and a sentence.
 export class ApiError extends Error {
   constructor(
     readonly status: number,

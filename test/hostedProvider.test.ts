@@ -14,7 +14,8 @@ import { startHostedProvider, type HostedProvider } from '../harness/hostedProvi
 import { startFastcarProcess } from '../harness/processes';
 import { connectRpc } from '../harness/rpcClient';
 import { loadConfig } from '../src/config';
-import { HttpRpcThrottledError, HttpRpcTransport, RpcErrorReply } from '../src/rpc/httpTransport';
+import { HttpRpcTransport } from '../src/rpc/httpTransport';
+import { NodeThrottledError, RpcError } from '../src/rpc/nodeErrors';
 import { startFastcar, type Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
 
@@ -288,8 +289,8 @@ describe('the HTTP transport', () => {
     }
     const unknown = outcomes[250];
     expect(unknown.ok).toBe(false);
-    expect(!unknown.ok && unknown.error).toBeInstanceOf(RpcErrorReply);
-    expect(!unknown.ok && (unknown.error as RpcErrorReply).code).toBe(-32601);
+    expect(!unknown.ok && unknown.error).toBeInstanceOf(RpcError);
+    expect(!unknown.ok && (unknown.error as RpcError).code).toBe(-32601);
   });
 
   it('over HTTP/2, carries the POSTs in flight on one connection', async () => {
@@ -334,7 +335,7 @@ describe('the HTTP transport', () => {
     const stand = await provider({ throttleEverything: true, retryAfterSeconds: 1 });
     const transport = new HttpRpcTransport({ url: stand.url });
     started.push(transport);
-    await expect(transport.send('system_chain', [], { idempotent: false })).rejects.toBeInstanceOf(HttpRpcThrottledError);
+    await expect(transport.send('system_chain', [], { idempotent: false })).rejects.toBeInstanceOf(NodeThrottledError);
     expect(stand.counts.requests).toBe(1);
   });
 });

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { ApiError, AtCapacityError, BeyondHeadError, IncompleteNodeAnswerError, NotAtThisBlockError, UnknownBlockError } from '../errors';
 import type { Logger } from '../logger';
-import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeClient';
+import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeErrors';
 import { respond, type Reply } from './reply';
 
 /** How long a client is told to wait when the node is away. */
@@ -22,6 +22,8 @@ function describe(error: unknown): { status: number; message: string; unexpected
   if (error instanceof UnknownBlockError) return { status: 404, message: error.message };
   if (error instanceof NotAtThisBlockError) return { status: 400, message: error.message };
   if (error instanceof AtCapacityError) return { status: 503, message: error.message };
+  // The node's errors (src/rpc/nodeErrors.ts): throttled and unavailable (an answer too large included) are outages, a timeout is late;
+  // a JSON-RPC error of the node's that a service did not turn into an answer is unexpected (500, below).
   if (error instanceof NodeThrottledError) return { status: 503, message: 'The node provider is limiting requests; retry shortly.', retryAfterSeconds: error.retryAfterSeconds };
   if (error instanceof NodeUnavailableError) return { status: 503, message: 'The node is unavailable; retry shortly.' };
   if (error instanceof IncompleteNodeAnswerError) return { status: 503, message: error.message, unexpected: true };

@@ -1,23 +1,28 @@
 // An upstream reached over HTTP(S), as a hosted provider offers it: calls go
-// through the HTTP JSON-RPC client (src/rpc/httpTransport.ts), which batches a
-// turn's calls into one POST, keeps within the provider's limits and retries
+// through the HTTP JSON-RPC transport (src/rpc/httpTransport.ts), which batches
+// a turn's calls into one POST, keeps within the provider's limits and retries
 // what it throttled until the call's deadline. There is no connection to
 // watch, so "connected" means the provider has answered: a light call tells at
 // start, and again every second after the provider could not be reached.
 // HTTP carries no subscriptions; the pool holds those on WebSocket upstreams.
-import { HttpRpcThrottledError, HttpRpcTimeoutError, HttpRpcTransport, HttpRpcUnavailableError, RpcErrorReply, type HttpRpcCounts } from '../rpc/httpTransport';
-import { RpcCode } from '../rpc/rpcCodes';
-import { UpstreamRpcError, UpstreamTimeoutError, WsTransport, type HttpUpstreamSettings, type TransportFactory, type UpstreamTransport } from './transport';
+import { HttpRpcTransport } from '../rpc/httpTransport';
+import { NodeThrottledError, NodeUnavailableError, RpcError } from '../rpc/nodeErrors';
+import { openTransport, SubscriptionsUnsupportedError, type CallOptions } from '../rpc/transport';
+import type { TransportFactory, UpstreamTransport } from './transport';
+
+export { SubscriptionsUnsupportedError } from '../rpc/transport';
 
 /** The provider is asked again this often while it cannot be reached. */
 const REPROBE_MS = 1000;
 
-/** Subscriptions asked of an HTTP(S) upstream: HTTP has no way to push notifications. */
-export class SubscriptionsUnsupportedError extends Error {}
+/** Whether the provider answered at all: the node's own error and a "slow down" are answers too. */
+function answeredBy(error: unknown): boolean {
+  return error instanceof RpcError || error instanceof NodeThrottledError;
+}
 
 export class HttpUpstreamTransport implements UpstreamTransport {
   readonly supportsSubscriptions = false;
-  private readonly http: HttpRpcTransport;
+  readonly connection = 0;
   private answered = false;
   private closed = false;
   private probing = false;
@@ -25,12 +30,7 @@ export class HttpUpstreamTransport implements UpstreamTransport {
   private markReady!: () => void;
   readonly ready = new Promise<void>((resolve) => (this.markReady = resolve));
 
-  constructor(
-    url: string,
-    private readonly timeoutMs: number,
-    settings?: HttpUpstreamSettings,
-  ) {
-    this.http = new HttpRpcTransport({ url, timeoutMs, ...settings });
+  constructor(private readonly http: HttpRpcTransport) {
     this.probe();
   }
 
@@ -38,17 +38,27 @@ export class HttpUpstreamTransport implements UpstreamTransport {
     return this.answered;
   }
 
-  get httpCounts(): HttpRpcCounts {
+  get pending(): number {
+    return this.http.pending;
+  }
+
+  get httpCounts() {
     return this.http.counts;
   }
 
-  async send(method: string, params: unknown[]): Promise<unknown> {
+  async send<T = unknown>(method: string, params: unknown[], options?: CallOptions): Promise<T> {
     try {
-      const result = await this.http.send(method, params, { deadline: Date.now() + this.timeoutMs });
+      const result = await this.http.send<T>(method, params, options);
       this.heard();
       return result;
     } catch (error) {
-      throw this.classify(error);
+      if (answeredBy(error)) this.heard();
+      else if (error instanceof NodeUnavailableError && !this.closed) {
+        // Gone as far as we can tell: down until it answers again.
+        this.answered = false;
+        this.probe();
+      }
+      throw error;
     }
   }
 
@@ -68,35 +78,16 @@ export class HttpUpstreamTransport implements UpstreamTransport {
     this.markReady();
   }
 
-  private classify(error: unknown): Error {
-    if (error instanceof RpcErrorReply) {
-      this.heard();
-      return new UpstreamRpcError(error.code, error.rpcMessage, error.data);
-    }
-    if (error instanceof HttpRpcThrottledError) {
-      this.heard();
-      // The provider's limits kept the call waiting past its deadline: an overloaded node, to be backed off.
-      return new UpstreamRpcError(RpcCode.serverIsBusy, `the provider asked to slow down; retry after ${Math.ceil(error.retryAfterMs / 1000)} s`);
-    }
-    if (error instanceof HttpRpcTimeoutError) return new UpstreamTimeoutError(error.message);
-    if (error instanceof HttpRpcUnavailableError && !this.closed) {
-      // Gone as far as we can tell: down until it answers again.
-      this.answered = false;
-      this.probe();
-    }
-    return error instanceof Error ? error : new Error(String(error));
-  }
-
   /** Asks a light question until the provider answers it (or the transport is closed). */
   private probe() {
     if (this.probing || this.closed) return;
     this.probing = true;
     const attempt = () => {
       if (this.closed) return;
-      this.http.send('chain_getFinalizedHead', [], { deadline: Date.now() + this.timeoutMs }).then(
+      this.http.send('chain_getFinalizedHead', []).then(
         () => this.endProbe(),
         (error: unknown) => {
-          if (error instanceof RpcErrorReply || error instanceof HttpRpcThrottledError) return this.endProbe();
+          if (answeredBy(error)) return this.endProbe();
           this.probeTimer = setTimeout(attempt, REPROBE_MS);
           this.probeTimer.unref();
         },
@@ -111,6 +102,11 @@ export class HttpUpstreamTransport implements UpstreamTransport {
   }
 }
 
-/** A WebSocket for ws(s):// URLs, HTTP(S) for http(s):// ones. */
-export const transportForUrl: TransportFactory = (url, timeoutMs, http) =>
-  /^https?:\/\//i.test(url) ? new HttpUpstreamTransport(url, timeoutMs, http) : new WsTransport(url, timeoutMs);
+/**
+ * The transport src/rpc/transport.ts picks for the URL (a WebSocket for ws(s)://, HTTP(S)
+ * for http(s)://); an HTTP one is watched by its answers, having no connection to watch.
+ */
+export const transportForUrl: TransportFactory = (url, timeoutMs, http) => {
+  const transport = openTransport(url, { timeoutMs, http });
+  return transport instanceof HttpRpcTransport ? new HttpUpstreamTransport(transport) : transport;
+};

@@ -19,16 +19,6 @@ export type RpcResponse =
   | { jsonrpc: '2.0'; id: RpcId; result: unknown }
   | { jsonrpc: '2.0'; id: RpcId; error: { code: number; message: string; data?: unknown } };
 
-export class RpcFailure extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
 /** Deeper than any Substrate call needs (state_queryStorageAt is three levels). */
 export const MAX_JSON_DEPTH = 32;
 

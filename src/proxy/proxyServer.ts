@@ -13,13 +13,14 @@
 // ends the process: every connection and every message has its own catch
 // (proxyFront.ts).
 import type { Logger } from '../logger';
+import { NodeTimeoutError, RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
 import { resultText, type ResultText } from './answerCache';
 import { CallRouter } from './callRouter';
 import { ClientBook } from './clientBook';
 import type { Connection } from './connection';
 import { FairScheduler, LaneClosedError } from './fairScheduler';
-import { failure, parseMessage, readCall, RpcFailure, type RpcCall, type RpcId, type RpcResponse } from './jsonRpc';
+import { failure, parseMessage, readCall, type RpcCall, type RpcId, type RpcResponse } from './jsonRpc';
 import { MethodPolicy, type MethodPolicyOptions } from './methods';
 import { OpenSockets } from './openSockets';
 import { Outgoing } from './outgoing';
@@ -28,7 +29,7 @@ import { ProxyFront } from './proxyFront';
 import { ProxyMetrics, type RefusedReason } from './proxyMetrics';
 import { Slots } from './slots';
 import { SubscriptionHub } from './subscriptionHub';
-import { AbandonedCallError, NoUpstreamError, UpstreamRpcError, UpstreamTimeoutError, type UpstreamPool } from './upstreams';
+import { AbandonedCallError, NoUpstreamError, type UpstreamPool } from './upstreams';
 
 export interface ProxyOptions extends ProxyLimits {
   host: string;
@@ -152,7 +153,7 @@ export class RpcProxy {
       });
       if (result.bytes > this.options.maxAnswerBytes) {
         this.metrics.refused('answer_size');
-        throw new RpcFailure(RpcCode.responseTooLarge, `Response too large: ${result.bytes} bytes, at most ${this.options.maxAnswerBytes}`);
+        throw new RpcError(RpcCode.responseTooLarge, `Response too large: ${result.bytes} bytes, at most ${this.options.maxAnswerBytes}`);
       }
       if (budget) {
         if (result.bytes > budget.left) {
@@ -169,14 +170,14 @@ export class RpcProxy {
     return call.notification ? undefined : answer;
   }
 
-  private batchTooBig(): RpcFailure {
+  private batchTooBig(): RpcError {
     this.metrics.refused('answer_size');
-    return new RpcFailure(RpcCode.responseTooLarge, `Response too large: the batch's answers would exceed ${this.options.maxBatchAnswerBytes} bytes`);
+    return new RpcError(RpcCode.responseTooLarge, `Response too large: the batch's answers would exceed ${this.options.maxBatchAnswerBytes} bytes`);
   }
 
   private errorResponse(call: RpcCall, error: unknown): RpcResponse {
-    if (error instanceof RpcFailure || error instanceof UpstreamRpcError) return failure(call.id, error.code, error.message, error.data);
-    if (error instanceof UpstreamTimeoutError) {
+    if (error instanceof RpcError) return failure(call.id, error.code, error.message, error.data);
+    if (error instanceof NodeTimeoutError) {
       this.metrics.callTimeouts.inc();
       return failure(call.id, RpcCode.upstreamTimeout, `upstream timeout: ${error.message}`);
     }
@@ -190,16 +191,16 @@ export class RpcProxy {
     const { method, params } = call;
     if (!this.policy.permits(method)) {
       this.metrics.refused('method');
-      throw new RpcFailure(RpcCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`);
+      throw new RpcError(RpcCode.methodNotFound, `Method not found: ${method.slice(0, 64)}`);
     }
     const problem = this.policy.paramsProblem(method, params);
     if (problem) {
       this.metrics.refused('params');
-      throw new RpcFailure(RpcCode.invalidParams, `Invalid params: ${problem}`);
+      throw new RpcError(RpcCode.invalidParams, `Invalid params: ${problem}`);
     }
     const kind = this.policy.subscription(method);
     if (kind || this.policy.isUnsubscribe(method)) {
-      if (!connection.socket) throw new RpcFailure(RpcCode.methodNotFound, 'Subscriptions need a WebSocket connection');
+      if (!connection.socket) throw new RpcError(RpcCode.methodNotFound, 'Subscriptions need a WebSocket connection');
       if (kind) return resultText(await this.hub.subscribe(method, params, kind, connection));
       return resultText(await this.hub.unsubscribe(connection, String(params[0])));
     }

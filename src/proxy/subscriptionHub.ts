@@ -9,11 +9,11 @@ import { resultText, type ResultText } from './answerCache';
 import { isRefusal, type ClientBook } from './clientBook';
 import type { Connection } from './connection';
 import { LaneClosedError } from './fairScheduler';
-import { RpcFailure } from './jsonRpc';
 import type { SubscriptionKind } from './methods';
 import { Outgoing } from './outgoing';
 import type { ProxyMetrics } from './proxyMetrics';
-import { NoUpstreamError, UpstreamRpcError, type UpstreamPool } from './upstreams';
+import { NoUpstreamError, type UpstreamPool } from './upstreams';
+import { RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
 
 /** One upstream subscription fanned out to every client that asked for the same thing. */
@@ -46,12 +46,12 @@ export class SubscriptionHub {
     const { maxSubscriptionsPerConnection } = this.limits;
     if (connection.subscriptions.size + connection.pendingSubscriptions >= maxSubscriptionsPerConnection) {
       this.metrics.refused('subscriptions');
-      throw new RpcFailure(RpcCode.tooManySubscriptions, `Too many subscriptions on this connection (at most ${maxSubscriptionsPerConnection})`);
+      throw new RpcError(RpcCode.tooManySubscriptions, `Too many subscriptions on this connection (at most ${maxSubscriptionsPerConnection})`);
     }
     const release = this.book.admit(connection.client, 'subscription');
     if (isRefusal(release)) {
       this.metrics.refused(release.reason);
-      throw new RpcFailure(RpcCode.tooManySubscriptions, release.message);
+      throw new RpcError(RpcCode.tooManySubscriptions, release.message);
     }
     let opened: Opened;
     try {
@@ -151,7 +151,7 @@ export class SubscriptionHub {
 
   private async openUpstream(method: string, params: unknown[], kind: SubscriptionKind, onResult: (result: ResultText) => void): Promise<() => Promise<void>> {
     if (!this.pool.supportsSubscriptions) {
-      throw new RpcFailure(RpcCode.methodNotFound, 'Subscriptions are not available: the proxy reaches its nodes over HTTP(S) only');
+      throw new RpcError(RpcCode.methodNotFound, 'Subscriptions are not available: the proxy reaches its nodes over HTTP(S) only');
     }
     const upstream = this.pool.subscriptionUpstream();
     if (!upstream) throw new NoUpstreamError('no node is available, or none has room for another subscription');
@@ -159,7 +159,7 @@ export class SubscriptionHub {
     try {
       return await upstream.subscribe(kind.notification, method, kind.unsubscribe, params, (value) => onResult(resultText(value)));
     } catch (error) {
-      throw error instanceof UpstreamRpcError ? error : new NoUpstreamError((error as Error)?.message ?? String(error));
+      throw error instanceof RpcError ? error : new NoUpstreamError((error as Error)?.message ?? String(error));
     }
   }
 

@@ -12,14 +12,15 @@
 // Subscriptions spread over several connections to a node, each holding at
 // most as many as a node allows on one connection.
 import type { HttpRpcCounts } from '../rpc/httpTransport';
+import { NodeThrottledError, NodeTimeoutError, RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
+import { backoffMs } from '../rpc/retryPolicy';
 import type { Verdict } from './resultShapes';
 import { AbandonedCallError, Slots } from './slots';
 import { transportForUrl } from './httpUpstreamTransport';
-import { UpstreamRpcError, UpstreamTimeoutError, type HttpUpstreamSettings, type TransportFactory, type UpstreamTransport } from './transport';
+import type { HttpUpstreamSettings, TransportFactory, UpstreamTransport } from './transport';
 
 export { AbandonedCallError } from './slots';
-export { UpstreamRpcError, UpstreamTimeoutError } from './transport';
 
 /** No upstream could give a usable answer: none available, all failed, or all answered nonsense. */
 export class NoUpstreamError extends Error {}
@@ -28,6 +29,9 @@ export class NoUpstreamError extends Error {}
 export function giveUpAfter(timeoutMs: number): number {
   return 2 * timeoutMs + 10_000;
 }
+
+/** A node backed off after failures in a row waits this long at most. */
+const MAX_NODE_BACKOFF_MS = 10_000;
 
 /** jsonrpsee's "server is busy" and "too many subscriptions", Subway's limits, HTTP's 429. */
 const OVERLOADED = new Set([-32009, -32097, -32098, 429]);
@@ -66,7 +70,8 @@ export class Upstream {
   errors = 0;
   timeouts = 0;
   private backoffUntil = 0;
-  private backoffMs = 0;
+  /** Failures (errors, "overloaded" answers) in a row, each backing the node off twice as long. */
+  private failuresInRow = 0;
   private probing = false;
 
   constructor(
@@ -134,7 +139,7 @@ export class Upstream {
   /**
    * One call. It waits for a free slot here and for one of its `caller`'s; `signal`
    * drops it while it waits (its caller left). Past the timeout the caller gets
-   * UpstreamTimeoutError, and both slots stay taken until the node answers or the
+   * NodeTimeoutError, and both slots stay taken until the node answers or the
    * transport gives up.
    */
   async call(method: string, params: unknown[], signal?: AbortSignal, caller?: Slots): Promise<unknown> {
@@ -154,16 +159,22 @@ export class Upstream {
         caller?.give();
       });
     try {
-      const result = await withTimeout(sent, this.options.timeoutMs, () => new UpstreamTimeoutError(`No response received from RPC endpoint in ${this.options.timeoutMs / 1000}s`));
-      this.backoffMs = 0;
+      const late = () => new NodeTimeoutError(`No response received from RPC endpoint in ${this.options.timeoutMs / 1000}s`);
+      const result = await withTimeout(sent, this.options.timeoutMs, late);
+      this.failuresInRow = 0;
       return result;
     } catch (error) {
-      if (error instanceof UpstreamRpcError) {
+      if (error instanceof NodeThrottledError) {
+        // The provider's limits kept the call waiting past its deadline: an overloaded node, to be backed off.
+        this.backOff();
+        throw new RpcError(RpcCode.serverIsBusy, `the provider asked to slow down; retry after ${Math.ceil(error.retryAfterMs / 1000)} s`);
+      }
+      if (error instanceof RpcError) {
         // The node answered: the call itself is at fault, or the node says it is overloaded.
         if (OVERLOADED.has(error.code)) this.backOff();
         throw error;
       }
-      if (error instanceof UpstreamTimeoutError) {
+      if (error instanceof NodeTimeoutError) {
         // Slow is not gone: the probes say whether the node is.
         this.timeouts += 1;
         throw error;
@@ -175,8 +186,9 @@ export class Upstream {
   }
 
   private backOff() {
-    this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 250), 10_000);
-    this.backoffUntil = Date.now() + this.backoffMs;
+    this.failuresInRow += 1;
+    // 250 ms doubling, at most 10 s.
+    this.backoffUntil = Date.now() + backoffMs(this.failuresInRow, undefined, undefined, MAX_NODE_BACKOFF_MS);
   }
 
   /** Whether the connection that carries calls is open. */
@@ -191,7 +203,7 @@ export class Upstream {
 
   /**
    * Subscribes at this node, on a connection with room (opening another when all
-   * are full); a JSON-RPC error from it comes back as UpstreamRpcError. Resolves
+   * are full); a JSON-RPC error from it comes back as RpcError. Resolves
    * to the function that ends the subscription.
    */
   async subscribe(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: unknown) => void): Promise<() => Promise<void>> {
@@ -219,7 +231,7 @@ export class Upstream {
     const link = this.links.find((candidate) => candidate.subscriptions < max);
     if (link) return link;
     if (this.links.length >= this.options.maxConnections) {
-      throw new UpstreamRpcError(RpcCode.tooManySubscriptions, `Too many subscriptions: the proxy's ${this.links.length} connections to the node hold ${max} each`);
+      throw new RpcError(RpcCode.tooManySubscriptions, `Too many subscriptions: the proxy's ${this.links.length} connections to the node hold ${max} each`);
     }
     const opened: Link = { transport: this.connect(), subscriptions: 0 };
     this.links.push(opened);
@@ -250,7 +262,7 @@ export class Upstream {
     })();
     probe.catch(() => undefined).finally(() => (this.probing = false));
     try {
-      const heights = await withTimeout(probe, this.options.timeoutMs, () => new UpstreamTimeoutError('the health probe was not answered in time'));
+      const heights = await withTimeout(probe, this.options.timeoutMs, () => new NodeTimeoutError('the health probe was not answered in time'));
       this.bestNumber = heights.best;
       this.finalizedNumber = heights.finalized;
       this.healthy = true;
@@ -352,9 +364,9 @@ export class UpstreamPool {
         upstream.answeredNonsense();
         lastError = new NoUpstreamError(`no node gave a valid answer to ${method}`);
       } catch (error) {
-        if (error instanceof UpstreamTimeoutError || error instanceof AbandonedCallError) throw error;
-        if (error instanceof UpstreamRpcError && !OVERLOADED.has(error.code) && !/overload|too many|rate/i.test(error.message)) throw error;
-        lastError = error instanceof UpstreamRpcError ? error : new NoUpstreamError(`no node could answer: ${(error as Error).message ?? String(error)}`);
+        if (error instanceof NodeTimeoutError || error instanceof AbandonedCallError) throw error;
+        if (error instanceof RpcError && !OVERLOADED.has(error.code) && !/overload|too many|rate/i.test(error.message)) throw error;
+        lastError = error instanceof RpcError ? error : new NoUpstreamError(`no node could answer: ${(error as Error).message ?? String(error)}`);
       }
     }
     throw lastError;

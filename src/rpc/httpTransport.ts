@@ -1,19 +1,21 @@
 // JSON-RPC over HTTP(S) to one endpoint, used the way a hosted provider wants
 // to be used: the calls issued in one turn of the event loop (a wave) go out
 // as one batch POST on kept-alive connections (HTTP/2 where the server offers
-// it over TLS: one connection, one stream per POST), within a cap on POSTs in
-// flight and an optional rate. An answer that says "slow down" (HTTP 429/503,
-// a JSON-RPC "busy" or "too many requests" error) is honoured: sending pauses
-// for its Retry-After, the limits are learned down, and the calls are sent
-// again until their deadline. Nothing here knows about blocks or about the
-// rest of the code base, so the node client and the proxy's upstreams can
-// both stand on it.
-import { buildConnector, Client, Pool, type Dispatcher } from 'undici';
-
+// it over TLS: one connection, one stream per POST; httpDispatcher.ts), within
+// a cap on POSTs in flight and an optional rate. An answer that says "slow
+// down" (HTTP 429/503, a JSON-RPC "busy" or "too many requests" error) is
+// honoured: sending pauses for its Retry-After, the limits are learned down,
+// and the calls are sent again until their deadline. What an answer means is
+// read by httpAnswer.ts, whether and when a call goes again is retryPolicy.ts's
+// to say; this file queues, batches, sends and acts on both. Nothing here knows
+// about blocks or about the rest of the code base, so the node client and the
+// proxy's upstreams can both stand on it (as an RpcTransport, transport.ts).
 import { AdaptiveLimits } from './adaptiveLimits';
-import { RpcErrorReply } from './rpcErrorReply';
-
-export { RpcErrorReply } from './rpcErrorReply';
+import { classifyHttpAnswer, classifyHttpFailure, type HttpHeaders } from './httpAnswer';
+import { HttpDispatcher, type HttpReply } from './httpDispatcher';
+import { AnswerTooLargeError, NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from './nodeErrors';
+import { backoffMs, countsAsFailure, mayRetry, type FailureKind } from './retryPolicy';
+import { SubscriptionsUnsupportedError, type CallOptions, type RpcTransport } from './transport';
 
 export interface HttpRpcHooks {
   /** A POST went out carrying this many calls. */
@@ -56,36 +58,10 @@ export interface HttpRpcOptions {
   hooks?: HttpRpcHooks;
 }
 
-export interface HttpCallOptions {
+export interface HttpCallOptions extends CallOptions {
   /** When the call (retries included) must be answered, epoch ms; default now + timeoutMs. */
   deadline?: number;
-  /** Whether the call may be sent again after a failed attempt (reads may; submissions may not). Default true. */
-  idempotent?: boolean;
-  /** Called each time the call is sent again; calls sent again together share `round`. */
-  onRetry?(round: number): void;
-  /**
-   * Calls of one turn share a POST only with calls of the same group (say, the same client
-   * request): a batch is answered when its slowest call is, so unrelated work is not made to
-   * wait on each other. Default: one group.
-   */
-  group?: unknown;
 }
-
-/** The server kept asking to slow down until the call's deadline: come back after `retryAfterMs`. */
-export class HttpRpcThrottledError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs: number,
-  ) {
-    super(message);
-  }
-}
-
-/** The call was sent and not answered by its deadline. */
-export class HttpRpcTimeoutError extends Error {}
-
-/** The server cannot be reached or does not speak JSON-RPC. */
-export class HttpRpcUnavailableError extends Error {}
 
 export type WaveOutcome = { ok: true; result: unknown } | { ok: false; error: Error };
 
@@ -113,35 +89,15 @@ interface Post {
   sentAt: number;
 }
 
-interface JsonRpcAnswer {
-  id?: unknown;
-  result?: unknown;
-  error?: { code?: unknown; message?: unknown; data?: unknown };
-}
-
 const DEFAULTS = { maxBatch: 100, maxInFlight: 20, timeoutMs: 30_000, maxResponseBytes: 256 * 1024 * 1024 };
-/** A Retry-After longer than this is read as this: a bogus header must not stop the client for hours. */
-const MAX_PAUSE_MS = 60_000;
-/** Without a Retry-After: 250 ms, doubling per throttled attempt of a call, at most 8 s. */
-const BASE_BACKOFF_MS = 250;
-const MAX_BACKOFF_MS = 8_000;
-/** Failures of the connection itself (a kept-alive socket the server closed) a call is sent again for. */
-const CONNECTION_RETRIES = 2;
 
-/** JSON-RPC errors meaning "slow down": jsonrpsee's busy, the common providers' limit codes, and their words. */
-const THROTTLE_CODES = new Set([-32005, -32009, -32097, -32098, 429]);
-const THROTTLE_WORDS = /too many requests|rate.?limit|request limit|limit exceeded|server is busy|\bbusy\b|overload|over capacity|throttl/i;
-const BATCH_TOO_LARGE_CODE = -32010;
-const BATCH_TOO_LARGE_WORDS = /batch.*(too large|too big|size|limit|exceed)|too many (calls|requests) in (a |the )?batch/i;
-/** Errors of a connection the server closed under us: worth one more try on a fresh one. */
-const STALE_CONNECTION = /ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed|socket hang up|UND_ERR_CLOSED/i;
-
-export class HttpRpcTransport {
-  /** Over HTTP/2 one Client (one connection, a stream per POST); over HTTP/1.1 a Pool (a kept-alive connection per POST in flight). */
-  private dispatcher: Dispatcher;
-  private readonly retired: Dispatcher[] = [];
-  private readonly path: string;
-  private readonly headers: Record<string, string>;
+export class HttpRpcTransport implements RpcTransport {
+  readonly supportsSubscriptions = false;
+  /** There is no connection to lose: every call says for itself whether the node answers. */
+  readonly connected = true;
+  readonly connection = 0;
+  readonly ready: Promise<unknown> = Promise.resolve();
+  private readonly http: HttpDispatcher;
   private readonly maxBatch: number;
   private readonly maxInFlight: number;
   private readonly timeoutMs: number;
@@ -159,8 +115,6 @@ export class HttpRpcTransport {
   private closed = false;
   private wakeTimer?: NodeJS.Timeout;
   private wakeAt = 0;
-  /** Over TLS with HTTP/2 offered, until the first connection says which protocol it speaks: one POST at a time. */
-  private protocolKnown: boolean;
 
   /** What was learned about the server. */
   private batchCap: number;
@@ -173,11 +127,6 @@ export class HttpRpcTransport {
   constructor(options: HttpRpcOptions) {
     const url = new URL(options.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('an HTTP JSON-RPC endpoint must be http:// or https://');
-    this.path = `${url.pathname || '/'}${url.search}`;
-    this.headers = { 'content-type': 'application/json', accept: 'application/json' };
-    if (url.username || url.password) {
-      this.headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-    }
     this.maxBatch = Math.max(1, options.maxBatch ?? DEFAULTS.maxBatch);
     this.maxInFlight = Math.max(1, options.maxInFlight ?? DEFAULTS.maxInFlight);
     this.timeoutMs = options.timeoutMs ?? DEFAULTS.timeoutMs;
@@ -185,50 +134,23 @@ export class HttpRpcTransport {
     this.hooks = options.hooks ?? {};
     this.batchCap = this.maxBatch;
     this.limits = new AdaptiveLimits(this.maxInFlight, options.ratePerSecond ?? 0);
-    const allowH2 = options.http2 ?? true;
-    const maxResponseSize = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
-    const openPool = () => {
-      const pool = new Pool(url.origin, { connections: this.maxInFlight, maxResponseSize, connect: options.tls ? { ...options.tls } : undefined });
-      // Errors reach the requests that meet them; the pool itself must not throw unhandled.
-      pool.on('connectionError', () => undefined);
-      return pool;
-    };
-    this.protocolKnown = url.protocol === 'http:' || !allowH2;
-    if (this.protocolKnown) {
-      this.dispatcher = openPool();
-    } else {
-      // The protocol the connection settled on, seen as it is made (its 'connect' event follows at once).
-      const connector = buildConnector({ ...options.tls, allowH2: true, timeout: 10_000 });
-      let negotiated: string | undefined;
-      const client = new Client(url.origin, {
-        allowH2: true,
-        pipelining: this.maxInFlight,
-        maxResponseSize,
-        connect: (connectOptions, callback) =>
-          connector(connectOptions, (error, socket) => {
-            negotiated = error ? undefined : (socket as { alpnProtocol?: string | false }).alpnProtocol || undefined;
-            callback(error, socket as never);
-          }),
-      });
-      client.on('connectionError', () => undefined);
-      client.on('connect', () => {
-        if (this.protocolKnown) return;
-        this.protocolKnown = true;
-        if (negotiated !== 'h2') {
-          // HTTP/1.1 after all: pipelining on one connection would queue POSTs behind each other.
-          this.dispatcher = openPool();
-          this.retired.push(client);
-          void client.close().catch(() => undefined);
-        }
-        this.pump();
-      });
-      this.dispatcher = client;
-    }
+    this.http = new HttpDispatcher({
+      url,
+      connections: this.maxInFlight,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
+      http2: options.http2 ?? true,
+      tls: options.tls,
+      onProtocolKnown: () => this.pump(),
+    });
   }
 
   /** Calls sent and not yet answered or given up. */
   get pending(): number {
     return this.unsettled;
+  }
+
+  get httpCounts(): HttpRpcCounts {
+    return this.counts;
   }
 
   /** What the client has learned and holds to now: POSTs in flight allowed, per second, calls per batch. */
@@ -240,7 +162,7 @@ export class HttpRpcTransport {
   send<T>(method: string, params: unknown[], options: HttpCallOptions = {}): Promise<T> {
     const promise = new Promise<unknown>((resolve, reject) => {
       if (this.closed) {
-        reject(new HttpRpcUnavailableError('the HTTP JSON-RPC client is closed'));
+        reject(new NodeUnavailableError('the HTTP JSON-RPC client is closed'));
         return;
       }
       this.collecting.push(this.newCall(method, params, options, resolve, reject));
@@ -257,7 +179,7 @@ export class HttpRpcTransport {
   sendWave(calls: { method: string; params: unknown[] }[], options: HttpCallOptions = {}): Promise<WaveOutcome[]> {
     const outcomes = calls.map(({ method, params }) =>
       new Promise<unknown>((resolve, reject) => {
-        if (this.closed) reject(new HttpRpcUnavailableError('the HTTP JSON-RPC client is closed'));
+        if (this.closed) reject(new NodeUnavailableError('the HTTP JSON-RPC client is closed'));
         else this.collecting.push(this.newCall(method, params, options, resolve, reject));
       }).then(
         (result): WaveOutcome => ({ ok: true, result }),
@@ -268,14 +190,18 @@ export class HttpRpcTransport {
     return Promise.all(outcomes);
   }
 
+  async subscribe(notification: string): Promise<() => Promise<void>> {
+    throw new SubscriptionsUnsupportedError(`${notification} needs a WebSocket upstream: HTTP(S) carries no subscriptions`);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.wakeTimer);
     const waiting = [...this.collecting, ...this.queue.flat()];
     this.collecting = [];
     this.queue.length = 0;
-    for (const call of waiting) this.settle(call, new HttpRpcUnavailableError('the HTTP JSON-RPC client is closed'));
-    await Promise.all([this.dispatcher, ...this.retired].map((dispatcher) => dispatcher.destroy().catch(() => undefined)));
+    for (const call of waiting) this.settle(call, new NodeUnavailableError('the HTTP JSON-RPC client is closed'));
+    await this.http.close();
   }
 
   private newCall(method: string, params: unknown[], options: HttpCallOptions, resolve: (result: unknown) => void, reject: (error: Error) => void): Call {
@@ -292,11 +218,12 @@ export class HttpRpcTransport {
     if (call.done) return;
     const post = call.sending;
     if (post) {
-      this.settle(call, new HttpRpcTimeoutError(`no answer to ${call.method} in time`));
+      this.settle(call, new NodeTimeoutError(`no answer to ${call.method} in time`));
       // Nobody waits for that POST any more: its slot is freed.
       if (post.calls.every((c) => c.done)) post.controller.abort();
     } else {
-      this.settle(call, new HttpRpcThrottledError(`the server's limits kept ${call.method} waiting past its deadline`, call.throttledFor ?? this.lastRetryAfterMs));
+      const message = `the server's limits kept ${call.method} waiting past its deadline`;
+      this.settle(call, new NodeThrottledError(message, call.throttledFor ?? this.lastRetryAfterMs));
     }
   }
 
@@ -338,7 +265,7 @@ export class HttpRpcTransport {
   private pump() {
     if (this.closed) return;
     // Without a connection yet, POSTs sent at once would each open one, before any could turn out to be HTTP/2.
-    const limit = this.protocolKnown ? this.limits.inFlightLimit : 1;
+    const limit = this.http.protocolKnown ? this.limits.inFlightLimit : 1;
     while (this.queue.length > 0 && this.inFlightPosts < limit) {
       const calls = this.queue[0].filter((call) => !call.done);
       if (calls.length === 0) {
@@ -364,12 +291,11 @@ export class HttpRpcTransport {
   }
 
   private async post(calls: Call[]) {
-    const asBatch = calls.length > 1;
     const post: Post = { calls, controller: new AbortController(), sentAt: Date.now() };
-    const byId = new Map<number, Call>();
+    const ids: number[] = [];
     const messages = calls.map((call) => {
       const id = this.nextId++;
-      byId.set(id, call);
+      ids.push(id);
       call.sending = post;
       return { jsonrpc: '2.0', id, method: call.method, params: call.params };
     });
@@ -379,22 +305,11 @@ export class HttpRpcTransport {
     this.hooks.onRequest?.(calls.length);
     const latest = Math.max(...calls.map((call) => call.deadline));
     const abortTimer = setTimeout(() => post.controller.abort(), Math.max(0, latest - now) + 50);
-    let status = 0;
-    let headers: Record<string, string | string[] | undefined> = {};
-    let text = '';
+    let answer: HttpReply | undefined;
     let failure: unknown;
     try {
-      const response = await this.dispatcher.request({
-        path: this.path,
-        method: 'POST',
-        headers: this.headers,
-        body: JSON.stringify(asBatch ? messages : messages[0]),
-        idempotent: calls.every((call) => call.idempotent),
-        signal: post.controller.signal,
-      });
-      status = response.statusCode;
-      headers = response.headers;
-      text = await response.body.text();
+      const body = JSON.stringify(messages.length > 1 ? messages : messages[0]);
+      answer = await this.http.post(body, calls.every((call) => call.idempotent), post.controller.signal);
     } catch (error) {
       failure = error;
     } finally {
@@ -403,8 +318,8 @@ export class HttpRpcTransport {
       for (const call of calls) if (call.sending === post) call.sending = undefined;
     }
     try {
-      if (failure !== undefined) this.onConnectionFailure(calls, failure);
-      else this.onAnswer(post, byId, asBatch, status, headers, text);
+      if (answer === undefined) this.onConnectionFailure(calls, failure);
+      else this.onAnswer(post, ids, answer.status, answer.headers, answer.text);
     } catch (error) {
       // A bug of ours must not leave calls hanging.
       for (const call of calls) this.settle(call, error instanceof Error ? error : new Error(String(error)));
@@ -412,64 +327,64 @@ export class HttpRpcTransport {
     this.pump();
   }
 
-  private onConnectionFailure(calls: Call[], error: unknown) {
-    const live = calls.filter((call) => !call.done);
-    if (live.length === 0) return;
-    const message = describeError(error);
-    const retriable = live.filter((call) => call.idempotent && call.failures < CONNECTION_RETRIES && STALE_CONNECTION.test(message));
-    for (const call of live) {
-      if (retriable.includes(call)) call.failures += 1;
-      else this.settle(call, new HttpRpcUnavailableError(`the JSON-RPC server cannot be reached: ${message}`));
+  /**
+   * Counts a failure of `kind` against each call still waiting (as the retry policy says it
+   * counts), settles with `error` those the policy does not send again, and returns the others.
+   * `at` is when a call would be sent again.
+   */
+  private judge(calls: Call[], kind: FailureKind, at: (call: Call) => number, error: (call: Call) => Error): Call[] {
+    const again: Call[] = [];
+    for (const call of calls) {
+      if (call.done) continue;
+      if (countsAsFailure(kind)) call.failures += 1;
+      if (mayRetry(kind, call, at(call))) again.push(call);
+      else this.settle(call, error(call));
     }
-    if (retriable.length > 0) this.retry(retriable, 0, Date.now());
+    return again;
   }
 
-  private onAnswer(post: Post, byId: Map<number, Call>, asBatch: boolean, status: number, headers: Record<string, string | string[] | undefined>, text: string) {
+  /** The POST got no answer: a kept-alive connection the server had closed is tried again on a fresh one, anything else is an outage. */
+  private onConnectionFailure(calls: Call[], error: unknown) {
+    const { kind, message } = classifyHttpFailure(error);
+    const text = `the JSON-RPC server cannot be reached: ${message}`;
+    const failed = () => (kind === 'answerTooLarge' ? new AnswerTooLargeError(text) : new NodeUnavailableError(text));
+    const now = Date.now();
+    const again = this.judge(calls, kind === 'staleConnection' ? 'staleConnection' : 'fatal', () => now, failed);
+    this.retry(again, 0, now);
+  }
+
+  private onAnswer(post: Post, ids: number[], status: number, headers: HttpHeaders, text: string) {
     const { calls, sentAt } = post;
-    const retryAfter = retryAfterMs(headers);
-    if (status === 429 || status === 503) return this.throttle(calls, retryAfter, `http${status}`, sentAt);
-    const json = parseJson(text);
-    const speaksJsonRpc = Array.isArray(json) || isAnswer(json);
-    // A gateway's error page, a server that fell over: worth another try or two.
-    if (status >= 500 && !speaksJsonRpc) return this.transientFailure(calls, `the JSON-RPC server answered HTTP ${status}`);
-    if (asBatch) {
-      if (status === 413 || (isErrorObject(json) && isBatchTooLarge(json))) return this.batchTooLarge(calls);
-      if (isErrorObject(json) && isThrottle(json)) return this.throttle(calls, retryAfter, 'rpc', sentAt);
-      // Anything but a list of answers (a 4xx, one error for the whole batch, nonsense): this server takes single calls.
-      if (!Array.isArray(json)) return this.batchRefused(calls);
-    } else if (!speaksJsonRpc) {
-      return this.settleAll(calls, new HttpRpcUnavailableError(`the JSON-RPC server answered HTTP ${status} without a JSON-RPC answer`));
+    const answer = classifyHttpAnswer(status, headers, text, ids);
+    switch (answer.kind) {
+      case 'throttled':
+        return this.throttle(calls, answer.retryAfterMs, answer.how, sentAt);
+      case 'serverError':
+        return this.serverError(calls, answer.message);
+      case 'batchTooLarge':
+        return this.batchTooLarge(calls);
+      case 'batchRefused':
+        return this.batchRefused(calls);
+      case 'fatal':
+        this.judge(calls, 'fatal', Date.now, () => new NodeUnavailableError(answer.message));
+        return;
     }
-    const answers = (Array.isArray(json) ? json : [json]) as JsonRpcAnswer[];
     const throttled: Call[] = [];
-    const unanswered = new Set(calls);
-    for (const answer of answers) {
-      if (!isAnswer(answer)) continue;
-      // A single call answered with a null id (some servers do so for errors) is still its answer.
-      const call = typeof answer.id === 'number' ? byId.get(answer.id) : !asBatch ? calls[0] : undefined;
-      if (!call || !unanswered.has(call)) continue;
-      unanswered.delete(call);
-      if (answer.error) {
-        if (isThrottle(answer)) throttled.push(call);
-        else this.settle(call, new RpcErrorReply(Number(answer.error.code), String(answer.error.message ?? ''), answer.error.data));
-      } else {
-        this.settle(call, undefined, answer.result);
-      }
-    }
-    if (throttled.length > 0) this.throttle(throttled, retryAfter, 'rpc', sentAt);
+    const unanswered: Call[] = [];
+    answer.answers.forEach((callAnswer, at) => {
+      const call = calls[at];
+      if (callAnswer === undefined) unanswered.push(call);
+      else if (callAnswer.kind === 'throttled') throttled.push(call);
+      else if (callAnswer.kind === 'error') this.settle(call, callAnswer.error);
+      else this.settle(call, undefined, callAnswer.result);
+    });
+    if (throttled.length > 0) this.throttle(throttled, answer.retryAfterMs, 'rpc', sentAt);
     else this.limits.answered();
     // A batch answered in part: the rest once more, one call each. A single call with no answer: a broken server.
-    const again: Call[] = [];
-    for (const call of unanswered) {
-      call.failures += 1;
-      if (asBatch && call.failures <= CONNECTION_RETRIES) again.push(call);
-      else this.settle(call, new HttpRpcUnavailableError('the JSON-RPC server sent no answer to the call'));
-    }
-    this.retry(again, 0, Date.now(), true);
-  }
-
-  private settleAll(calls: Call[], error: Error) {
-    for (const call of calls) this.settle(call, error);
+    const now = Date.now();
+    const noAnswer = () => new NodeUnavailableError('the JSON-RPC server sent no answer to the call');
+    const again = this.judge(unanswered, calls.length > 1 ? 'unansweredInBatch' : 'fatal', () => now, noAnswer);
+    this.retry(again, 0, now, true);
   }
 
   /** The server said to slow down: pause all sending for its Retry-After (or a back-off), learn, and send again in time. */
@@ -478,24 +393,40 @@ export class HttpRpcTransport {
     this.counts.throttled += 1;
     this.hooks.onThrottled?.(how);
     const attempts = Math.max(...calls.map((call) => call.failures)) + 1;
-    const backoff = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (attempts - 1));
-    const pause = Math.min(MAX_PAUSE_MS, retryAfter ?? Math.round(backoff * (0.75 + Math.random() / 2)));
+    const pause = backoffMs(attempts, retryAfter, Math.random);
     this.lastRetryAfterMs = Math.max(pause, 1);
     // This POST no longer counts as in flight: the server had as many as are now, and it.
     const pausedUntil = this.limits.throttled(now, sentAt, this.inFlightPosts + 1, pause);
-    const again: Call[] = [];
-    for (const call of calls) {
-      if (call.done) continue;
-      call.failures += 1;
-      call.throttledFor = pausedUntil - now;
-      if (!call.idempotent || pausedUntil >= call.deadline) {
-        // No retry can happen in time: said now rather than at the deadline.
-        this.settle(call, new HttpRpcThrottledError(`the server asked to slow down (${how}) and ${call.method} cannot be retried in time`, pausedUntil - now));
-      } else {
-        again.push(call);
-      }
-    }
+    for (const call of calls) call.throttledFor = pausedUntil - now;
+    // No retry can happen in time: said now rather than at the deadline.
+    const tooLate = (call: Call) =>
+      new NodeThrottledError(`the server asked to slow down (${how}) and ${call.method} cannot be retried in time`, pausedUntil - now);
+    const again = this.judge(calls, 'throttled', () => pausedUntil, tooLate);
     this.retry(again, 0, pausedUntil);
+  }
+
+  /** An error page: sent again after a back-off, twice at most, if that fits before the deadline. */
+  private serverError(calls: Call[], message: string) {
+    const now = Date.now();
+    const again = this.judge(calls, 'serverError', (call) => now + backoffMs(call.failures), () => new NodeUnavailableError(message));
+    if (again.length > 0) this.retry(again, backoffMs(Math.max(...again.map((call) => call.failures))), now);
+  }
+
+  private batchTooLarge(calls: Call[]) {
+    this.counts.batchesRefused += 1;
+    this.hooks.onBatchRefused?.('tooLarge');
+    this.batchCap = Math.max(1, Math.min(this.batchCap, Math.floor(calls.length / 2)));
+    if (this.batchCap === 1) this.singleCalls = true;
+    const now = Date.now();
+    this.retry(this.judge(calls, 'batchRefused', () => now, () => new NodeUnavailableError('the JSON-RPC server refused the batch')), 0, now);
+  }
+
+  private batchRefused(calls: Call[]) {
+    this.counts.batchesRefused += 1;
+    this.hooks.onBatchRefused?.('refused');
+    this.singleCalls = true;
+    const now = Date.now();
+    this.retry(this.judge(calls, 'batchRefused', () => now, () => new NodeUnavailableError('the JSON-RPC server refused the batch')), 0, now);
   }
 
   /** Sends calls again, after `delayMs`; `round` names the attempt the calls share. */
@@ -514,76 +445,4 @@ export class HttpRpcTransport {
     if (delayMs > 0) setTimeout(requeue, delayMs);
     else requeue();
   }
-
-  private transientFailure(calls: Call[], message: string) {
-    const now = Date.now();
-    const retriable: Call[] = [];
-    for (const call of calls) {
-      if (call.done) continue;
-      call.failures += 1;
-      const backoff = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (call.failures - 1));
-      if (call.idempotent && call.failures <= CONNECTION_RETRIES && now + backoff < call.deadline) retriable.push(call);
-      else this.settle(call, new HttpRpcUnavailableError(message));
-    }
-    if (retriable.length > 0) this.retry(retriable, BASE_BACKOFF_MS * 2 ** (Math.max(...retriable.map((call) => call.failures)) - 1), now);
-  }
-
-  private batchTooLarge(calls: Call[]) {
-    this.counts.batchesRefused += 1;
-    this.hooks.onBatchRefused?.('tooLarge');
-    this.batchCap = Math.max(1, Math.min(this.batchCap, Math.floor(calls.length / 2)));
-    if (this.batchCap === 1) this.singleCalls = true;
-    this.retry(calls, 0, Date.now());
-  }
-
-  private batchRefused(calls: Call[]) {
-    this.counts.batchesRefused += 1;
-    this.hooks.onBatchRefused?.('refused');
-    this.singleCalls = true;
-    this.retry(calls, 0, Date.now());
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isAnswer(value: unknown): value is JsonRpcAnswer {
-  return typeof value === 'object' && value !== null && ('result' in value || 'error' in value);
-}
-
-function isErrorObject(value: unknown): value is JsonRpcAnswer & { error: object } {
-  return isAnswer(value) && typeof value.error === 'object' && value.error !== null;
-}
-
-function isThrottle(answer: JsonRpcAnswer): boolean {
-  const code = Number(answer.error?.code);
-  return THROTTLE_CODES.has(code) || THROTTLE_WORDS.test(String(answer.error?.message ?? ''));
-}
-
-function isBatchTooLarge(answer: JsonRpcAnswer): boolean {
-  return Number(answer.error?.code) === BATCH_TOO_LARGE_CODE || BATCH_TOO_LARGE_WORDS.test(String(answer.error?.message ?? ''));
-}
-
-/** Retry-After in ms: seconds (whole or not) or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | undefined {
-  const raw = headers['retry-after'];
-  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.min(MAX_PAUSE_MS, Math.round(Number(value) * 1000));
-  if (!/[a-z]/i.test(value)) return undefined; // a negative or otherwise unreadable number
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.min(MAX_PAUSE_MS, Math.max(0, at - now));
-}
-
-function describeError(error: unknown): string {
-  const code = (error as { code?: unknown })?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  const cause = (error as { cause?: unknown })?.cause;
-  const causeText = cause instanceof Error ? ` (${cause.message})` : '';
-  return `${typeof code === 'string' ? `${code}: ` : ''}${message}${causeText}`;
 }

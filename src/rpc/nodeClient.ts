@@ -1,27 +1,16 @@
-// The one door to the node: raw JSON-RPC over WebSocket (wsRpcClient.ts), or
-// over HTTP(S) in batches (httpTransport.ts), counted, bounded in time, and
-// translated into errors the HTTP layer understands.
+// The one door to the node: raw JSON-RPC over whichever transport the URL
+// names (transport.ts: a WebSocket, or HTTP(S) in batches), counted, bounded in
+// time, and failing with the errors of nodeErrors.ts, which the HTTP layer
+// understands.
+import { NodeError, NodeRpcError, NodeTimeoutError, NodeUnavailableError, RpcError } from './nodeErrors';
 import { RpcCode } from './rpcCodes';
 import { countCall, countWait, retryRounds, type RequestStats } from './requestStats';
-import { HttpRpcThrottledError, HttpRpcTimeoutError, HttpRpcTransport, HttpRpcUnavailableError, RpcErrorReply, type HttpRpcOptions } from './httpTransport';
-import { WsRpcClient, WsRpcTimeoutError, WsRpcUnavailableError } from './wsRpcClient';
+import { openTransport, type CallOptions, type RpcTransport, type TransportOptions } from './transport';
 
-export class NodeUnavailableError extends Error {}
-export class NodeTimeoutError extends Error {}
-/** The node's provider kept asking us to slow down past the call's deadline: an outage for now, with a time to come back. */
-export class NodeThrottledError extends NodeUnavailableError {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message);
-  }
-}
-/** The node answered with a JSON-RPC error: the request itself is at fault or the data is gone. */
-export class NodeRpcError extends Error {}
+export { NodeRpcError, NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from './nodeErrors';
 
 /** How an http(s):// node is used: calls per batch, POSTs in flight and per second, HTTP/2, hooks for metrics. */
-export type NodeHttpOptions = Omit<HttpRpcOptions, 'url' | 'timeoutMs'>;
+export type NodeHttpOptions = NonNullable<TransportOptions['http']>;
 
 export interface NodeClientOptions {
   url: string;
@@ -58,43 +47,39 @@ export interface RpcRuntimeVersion {
 }
 
 export class NodeClient {
-  /** Over WebSocket; over HTTP(S) `http` instead. */
-  private readonly ws?: WsRpcClient;
-  private readonly http?: HttpRpcTransport;
-  private readonly timeoutMs: number;
+  private readonly transport: RpcTransport;
   private readonly onCall?: (method: string) => void;
   private readonly onError?: (method: string) => void;
   private probe?: { at: number; result: Promise<boolean> };
   /** On a request's view of the client (forRequest): where its calls are counted. */
   private readonly stats?: RequestStats;
+  /** What the transport is told of each call: over HTTP, a request's calls of one turn share a POST, and its resends are counted. */
+  private readonly callOptions: CallOptions = { onRetry: retryRounds(undefined) };
 
   constructor(options: NodeClientOptions) {
-    if (/^https?:/.test(options.url)) this.http = new HttpRpcTransport({ ...options.http, url: options.url, timeoutMs: options.timeoutMs });
-    // Reconnects every second, forever: a lost node comes back without a restart.
-    else this.ws = new WsRpcClient({ url: options.url, timeoutMs: options.timeoutMs });
-    this.timeoutMs = options.timeoutMs;
+    this.transport = openTransport(options.url, { timeoutMs: options.timeoutMs, http: options.http });
     this.onCall = options.onCall;
     this.onError = options.onError;
   }
 
   /** Calls sent and not yet answered or given up by the transport. */
   get pendingRequests(): number {
-    return this.ws ? this.ws.pendingCalls : (this.http?.pending ?? 0);
+    return this.transport.pending;
   }
 
   /** Over HTTP there is no connection to lose: every call says for itself whether the node answers. */
   get isConnected(): boolean {
-    return this.ws ? this.ws.isConnected : true;
+    return this.transport.connected;
   }
 
   /** Which WebSocket connection is up (a new number after every reconnect; 0 over HTTP). */
   get connection(): number {
-    return this.ws ? this.ws.connection : 0;
+    return this.transport.connection;
   }
 
   /** Whether the transport can hold subscriptions (a WebSocket can, HTTP cannot). */
   get hasSubscriptions(): boolean {
-    return this.ws !== undefined;
+    return this.transport.supportsSubscriptions;
   }
 
   /**
@@ -102,10 +87,9 @@ export class NodeClient {
    * itself after a reconnect. Resolves to the function that ends it.
    */
   async subscribe<T>(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: T) => void): Promise<() => Promise<void>> {
-    const { ws } = this;
-    if (!ws) throw new Error('subscriptions need a WebSocket node');
+    if (!this.transport.supportsSubscriptions) throw new Error('subscriptions need a WebSocket node');
     try {
-      return await ws.subscribe(notification, method, unsubscribeMethod, params, (value) => {
+      return await this.transport.subscribe(notification, method, unsubscribeMethod, params, (value) => {
         if (value !== null) onValue(value as T);
       });
     } catch (error) {
@@ -118,32 +102,20 @@ export class NodeClient {
    * inherits them), its calls counted in `stats` and, over HTTP, batched together.
    */
   forRequest(stats: RequestStats): NodeClient {
-    return Object.assign(Object.create(this) as NodeClient, { stats });
+    return Object.assign(Object.create(this) as NodeClient, { stats, callOptions: { onRetry: retryRounds(stats), group: stats } });
   }
 
   async ready(): Promise<void> {
-    if (this.ws) await this.ws.ready;
+    await this.transport.ready;
   }
 
   async send<T>(method: string, params: unknown[]): Promise<T> {
-    const { stats } = this;
-    const answered = countCall(stats, method);
+    const answered = countCall(this.stats, method);
     this.onCall?.(method);
-    if (this.http) {
-      try {
-        // The transport holds the deadline: retries after a throttled answer fit in it.
-        // A request's calls of one turn (its wave) share a POST; other requests' go in POSTs of their own.
-        return await this.http.send<T>(method, params, { deadline: Date.now() + this.timeoutMs, onRetry: retryRounds(stats), group: stats });
-      } catch (error) {
-        this.onError?.(method);
-        throw classify(error);
-      } finally {
-        answered();
-      }
-    }
     try {
-      // The client holds the deadline (timeoutMs) and fails calls at once when the connection drops.
-      return await (this.ws as WsRpcClient).call<T>(method, params);
+      // The transport holds the deadline (timeoutMs): over HTTP retries after a throttled answer fit in it,
+      // over a WebSocket calls fail at once when the connection drops.
+      return await this.transport.send<T>(method, params, this.callOptions);
     } catch (error) {
       this.onError?.(method);
       throw classify(error);
@@ -220,7 +192,7 @@ export class NodeClient {
   }
 
   async disconnect(): Promise<void> {
-    await (this.ws ? this.ws.close() : this.http?.close());
+    await this.transport.close();
   }
 }
 
@@ -233,18 +205,16 @@ function nullIfUnknownBlock(error: unknown): null {
   throw error;
 }
 
+/** A transport's error as the node client's callers take it: a JSON-RPC error of a proxy in front may be an outage or a timeout. */
 function classify(error: unknown): Error {
-  if (error instanceof NodeTimeoutError || error instanceof NodeUnavailableError) return error;
-  if (error instanceof RpcErrorReply) {
+  if (error instanceof RpcError && !(error instanceof NodeRpcError)) {
     // A proxy in front (ours) with no node behind it: as much an outage as a lost socket.
-    if (error.code === RpcCode.noUpstream) return new NodeUnavailableError(error.message);
+    if (error.code === RpcCode.noUpstream) return new NodeUnavailableError(error.detail);
     // The proxy's node did not answer this call in time (the node itself is up).
-    if (error.code === RpcCode.upstreamTimeout) return new NodeTimeoutError(error.message);
-    return new NodeRpcError(error.message);
+    if (error.code === RpcCode.upstreamTimeout) return new NodeTimeoutError(error.detail);
+    return new NodeRpcError(error);
   }
-  if (error instanceof WsRpcTimeoutError || error instanceof HttpRpcTimeoutError) return new NodeTimeoutError(error.message);
-  if (error instanceof WsRpcUnavailableError || error instanceof HttpRpcUnavailableError) return new NodeUnavailableError(error.message);
-  if (error instanceof HttpRpcThrottledError) return new NodeThrottledError(error.message, Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+  if (error instanceof NodeError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (/not connected|disconnected|ECONNREFUSED|socket hang up|fetch failed/i.test(message)) return new NodeUnavailableError(message);
   return error instanceof Error ? error : new Error(message);

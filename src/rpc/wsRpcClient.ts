@@ -11,18 +11,14 @@
 // The node is a stranger too: messages are bounded in size, anything that is
 // not an answer to a call in flight or a notification of a live subscription
 // is dropped (counted, never thrown), and calls are refused while the node
-// leaves too many of them unread.
+// leaves too many of them unread. It is an RpcTransport (transport.ts): calls
+// fail with the errors of nodeErrors.ts only.
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocket, type RawData } from 'ws';
 
-import { RpcErrorReply } from './rpcErrorReply';
-
-/** The node cannot be reached now: not connected, disconnected with the call in flight, or closed by us. */
-export class WsRpcUnavailableError extends Error {}
-
-/** The node did not answer the call by its deadline. */
-export class WsRpcTimeoutError extends Error {}
+import { NodeTimeoutError, NodeUnavailableError, RpcError } from './nodeErrors';
+import type { RpcTransport } from './transport';
 
 export interface WsRpcOptions {
   url: string;
@@ -85,7 +81,8 @@ interface JsonRpcMessage {
   params?: { subscription?: unknown; result?: unknown; error?: unknown } | null;
 }
 
-export class WsRpcClient {
+export class WsRpcClient implements RpcTransport {
+  readonly supportsSubscriptions = true;
   private readonly url: string;
   private readonly timeoutMs: number;
   private readonly reconnectMs: number;
@@ -102,7 +99,7 @@ export class WsRpcClient {
 
   private nextId = 1;
   /** Calls in flight by id; insertion order is deadline order (one timeout for all). */
-  private readonly pending = new Map<number, PendingCall>();
+  private readonly inFlight = new Map<number, PendingCall>();
   private deadlineTimer?: NodeJS.Timeout;
 
   /** The socket corked for this turn's calls, until the next tick. */
@@ -137,17 +134,17 @@ export class WsRpcClient {
     return this.opens;
   }
 
-  get isConnected(): boolean {
+  get connected(): boolean {
     return this.open;
   }
 
   /** Calls sent and neither answered nor given up yet. */
-  get pendingCalls(): number {
-    return this.pending.size;
+  get pending(): number {
+    return this.inFlight.size;
   }
 
-  /** One call; rejects with RpcErrorReply (the node's error), WsRpcTimeoutError or WsRpcUnavailableError. */
-  call<T = unknown>(method: string, params: unknown[]): Promise<T> {
+  /** One call; rejects with RpcError (the node's error), NodeTimeoutError or NodeUnavailableError. */
+  send<T = unknown>(method: string, params: unknown[]): Promise<T> {
     return this.request(method, params, undefined) as Promise<T>;
   }
 
@@ -182,11 +179,11 @@ export class WsRpcClient {
 
   private request(method: string, params: unknown[], subscription: Subscription | undefined): Promise<unknown> {
     const socket = this.socket;
-    if (!this.open || !socket) return Promise.reject(new WsRpcUnavailableError('the node is not connected'));
+    if (!this.open || !socket) return Promise.reject(new NodeUnavailableError('the node is not connected'));
     const tcp = this.tcp;
-    if (tcp && tcp.writableLength > MAX_UNSENT_BYTES) return Promise.reject(new WsRpcUnavailableError('the node is not reading its calls'));
+    if (tcp && tcp.writableLength > MAX_UNSENT_BYTES) return Promise.reject(new NodeUnavailableError('the node is not reading its calls'));
     let id = this.nextId;
-    while (this.pending.has(id)) id = id >= MAX_ID ? 1 : id + 1;
+    while (this.inFlight.has(id)) id = id >= MAX_ID ? 1 : id + 1;
     this.nextId = id >= MAX_ID ? 1 : id + 1;
     const text = JSON.stringify({ jsonrpc: '2.0', id, method, params });
     const deadline = Date.now() + this.timeoutMs;
@@ -195,7 +192,7 @@ export class WsRpcClient {
       call.resolve = resolve;
       call.reject = reject;
     });
-    this.pending.set(id, call);
+    this.inFlight.set(id, call);
     if (subscription) this.subscribing += 1;
     if (this.deadlineTimer === undefined) this.armDeadlineTimer(deadline);
     if (this.corked === undefined && tcp) {
@@ -284,14 +281,14 @@ export class WsRpcClient {
   }
 
   private failAll(message: string): void {
-    if (this.pending.size === 0) return;
-    const calls = [...this.pending.values()];
-    this.pending.clear();
+    if (this.inFlight.size === 0) return;
+    const calls = [...this.inFlight.values()];
+    this.inFlight.clear();
     this.subscribing = 0;
     this.dropEarly();
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;
-    const error = new WsRpcUnavailableError(message);
+    const error = new NodeUnavailableError(message);
     for (const call of calls) call.reject(error);
   }
 
@@ -304,14 +301,14 @@ export class WsRpcClient {
   private readonly sweep = () => {
     this.deadlineTimer = undefined;
     const now = Date.now();
-    for (const [id, call] of this.pending) {
+    for (const [id, call] of this.inFlight) {
       if (call.deadline > now) {
         this.armDeadlineTimer(call.deadline);
         return;
       }
-      this.pending.delete(id);
+      this.inFlight.delete(id);
       this.settled(call);
-      call.reject(new WsRpcTimeoutError(`the node did not answer ${call.method} in ${this.timeoutMs} ms`));
+      call.reject(new NodeTimeoutError(`the node did not answer ${call.method} in ${this.timeoutMs} ms`));
     }
   };
 
@@ -341,12 +338,12 @@ export class WsRpcClient {
     const message = value as JsonRpcMessage;
     const id = message.id;
     if (typeof id === 'number') {
-      const call = this.pending.get(id);
+      const call = this.inFlight.get(id);
       if (call === undefined) {
         this.dropped += 1;
         return;
       }
-      this.pending.delete(id);
+      this.inFlight.delete(id);
       this.answer(call, message);
       this.settled(call);
       return;
@@ -363,21 +360,21 @@ export class WsRpcClient {
     const error = message.error;
     if (error !== undefined) {
       if (typeof error === 'object' && error !== null && typeof error.code === 'number') {
-        call.reject(new RpcErrorReply(error.code, typeof error.message === 'string' ? error.message : String(error.message ?? ''), error.data));
+        call.reject(new RpcError(error.code, typeof error.message === 'string' ? error.message : String(error.message ?? ''), error.data));
       } else {
-        call.reject(new WsRpcUnavailableError(`the node answered ${call.method} with a malformed error`));
+        call.reject(new NodeUnavailableError(`the node answered ${call.method} with a malformed error`));
       }
       return;
     }
     const result = message.result;
     if (result === undefined) {
-      call.reject(new WsRpcUnavailableError(`the node answered ${call.method} with neither a result nor an error`));
+      call.reject(new NodeUnavailableError(`the node answered ${call.method} with neither a result nor an error`));
       return;
     }
     const subscription = call.subscription;
     if (subscription) {
       if (typeof result !== 'string' && typeof result !== 'number') {
-        call.reject(new WsRpcUnavailableError(`the node answered ${call.method} with no subscription id`));
+        call.reject(new NodeUnavailableError(`the node answered ${call.method} with no subscription id`));
         return;
       }
       this.opened(subscription, result);
@@ -385,7 +382,7 @@ export class WsRpcClient {
     call.resolve(result);
   }
 
-  /** A call left `pending`: a subscribing one no longer holds early notifications. */
+  /** A call left `inFlight`: a subscribing one no longer holds early notifications. */
   private settled(call: PendingCall): void {
     if (call.subscription && --this.subscribing === 0) this.dropEarly();
   }

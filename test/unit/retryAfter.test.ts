@@ -1,6 +1,6 @@
-// Reading a provider's Retry-After (src/rpc/httpTransport.ts): seconds or an HTTP date,
+// Reading a provider's Retry-After (src/rpc/retryPolicy.ts): seconds or an HTTP date,
 // and never a pause long enough to stop the client for good.
-import { retryAfterMs } from '../../src/rpc/httpTransport';
+import { retryAfterMs } from '../../src/rpc/retryPolicy';
 
 const now = Date.parse('2026-11-24T10:00:00Z');
 

@@ -6,10 +6,10 @@ import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
-import { UpstreamRpcError, UpstreamTimeoutError, WsTransport } from '../../src/proxy/transport';
+import { webSocketTransport } from '../../src/proxy/transport';
 import { NodeClient, NodeRpcError, NodeTimeoutError, NodeUnavailableError } from '../../src/rpc/nodeClient';
-import { RpcErrorReply } from '../../src/rpc/rpcErrorReply';
-import { WsRpcClient, WsRpcTimeoutError, WsRpcUnavailableError } from '../../src/rpc/wsRpcClient';
+import { RpcError } from '../../src/rpc/nodeErrors';
+import { WsRpcClient } from '../../src/rpc/wsRpcClient';
 import { countSocketWrites } from '../support/socketWrites';
 
 interface Call {
@@ -112,10 +112,10 @@ describe('calls', () => {
       if (held.length === 3) for (const each of held.reverse()) reply(socket, each.id, each.method);
     };
     const rpc = await connected();
-    const answers = await Promise.all([rpc.call('a', []), rpc.call('b', [1]), rpc.call('c', [{ x: 'y' }])]);
+    const answers = await Promise.all([rpc.send('a', []), rpc.send('b', [1]), rpc.send('c', [{ x: 'y' }])]);
     expect(answers).toEqual(['a', 'b', 'c']);
     expect(node.calls.map((call) => call.params)).toEqual([[], [1], [{ x: 'y' }]]);
-    expect(rpc.pendingCalls).toBe(0);
+    expect(rpc.pending).toBe(0);
   });
 
   it('takes answers to several calls in one batch message', async () => {
@@ -125,25 +125,25 @@ describe('calls', () => {
       if (held.length === 2) socket.send(JSON.stringify(held.map((each) => ({ jsonrpc: '2.0', id: each.id, result: each.method.toUpperCase() }))));
     };
     const rpc = await connected();
-    expect(await Promise.all([rpc.call('one', []), rpc.call('two', [])])).toEqual(['ONE', 'TWO']);
+    expect(await Promise.all([rpc.send('one', []), rpc.send('two', [])])).toEqual(['ONE', 'TWO']);
   });
 
   it('passes a null result on as null', async () => {
     node.handler = (call, socket) => reply(socket, call.id, null);
     const rpc = await connected();
-    expect(await rpc.call('chain_getBlockHash', [99999])).toBeNull();
+    expect(await rpc.send('chain_getBlockHash', [99999])).toBeNull();
   });
 
   it('sends the calls of one turn in one write, and calls of separate turns in separate ones', async () => {
     const rpc = await connected();
-    await rpc.call('warm', []);
+    await rpc.send('warm', []);
     const writes = countSocketWrites(Number(new URL(await node.url()).port), 'remote');
     try {
-      await Promise.all(Array.from({ length: 20 }, (_, i) => rpc.call('together', [i])));
+      await Promise.all(Array.from({ length: 20 }, (_, i) => rpc.send('together', [i])));
       expect(writes.count).toBe(1);
       const apart: Promise<unknown>[] = [];
       for (let i = 0; i < 20; i++) {
-        apart.push(rpc.call('apart', [i]));
+        apart.push(rpc.send('apart', [i]));
         await new Promise((resolve) => setImmediate(resolve));
       }
       await Promise.all(apart);
@@ -159,12 +159,12 @@ describe("the node's errors", () => {
   it('rejects with the code, message and data the node gave', async () => {
     node.handler = (call, socket) => replyError(socket, call.id, { code: -32000, message: 'Client error: Execution failed', data: 'Runtime panicked' });
     const rpc = await connected();
-    const error = (await rpc.call('state_call', []).catch((e: unknown) => e)) as RpcErrorReply;
-    expect(error).toBeInstanceOf(RpcErrorReply);
+    const error = (await rpc.send('state_call', []).catch((e: unknown) => e)) as RpcError;
+    expect(error).toBeInstanceOf(RpcError);
     expect(error.code).toBe(-32000);
-    expect(error.rpcMessage).toBe('Client error: Execution failed');
+    expect(error.message).toBe('Client error: Execution failed');
     expect(error.data).toBe('Runtime panicked');
-    expect(error.message).toBe('-32000: Client error: Execution failed: Runtime panicked');
+    expect(error.detail).toBe('-32000: Client error: Execution failed: Runtime panicked');
   });
 
   it('gives the node client NodeRpcError, null for an unknown block, and outages and timeouts of a proxy in front as such', async () => {
@@ -189,11 +189,11 @@ describe("the node's errors", () => {
 
   it("gives the proxy the node's code, message and data as they are", async () => {
     node.handler = (call, socket) => replyError(socket, call.id, { code: -32602, message: 'Invalid params', data: { reason: 'bad hash' } });
-    const transport = new WsTransport(await node.url(), 5000);
+    const transport = webSocketTransport(await node.url(), 5000);
     closers.push(() => transport.close());
     await transport.ready;
-    const error = (await transport.send('chain_getBlock', ['0x']).catch((e: unknown) => e)) as UpstreamRpcError;
-    expect(error).toBeInstanceOf(UpstreamRpcError);
+    const error = (await transport.send('chain_getBlock', ['0x']).catch((e: unknown) => e)) as RpcError;
+    expect(error).toBeInstanceOf(RpcError);
     expect([error.code, error.message, error.data]).toEqual([-32602, 'Invalid params', { reason: 'bad hash' }]);
   });
 });
@@ -205,40 +205,40 @@ describe('deadlines', () => {
     };
     const rpc = await connected({ timeoutMs: 300 });
     const started = Date.now();
-    const slow = rpc.call('slow', []).catch((e: unknown) => e);
-    expect(await rpc.call('quick', [])).toBe('quick');
+    const slow = rpc.send('slow', []).catch((e: unknown) => e);
+    expect(await rpc.send('quick', [])).toBe('quick');
     const error = await slow;
     const took = Date.now() - started;
-    expect(error).toBeInstanceOf(WsRpcTimeoutError);
+    expect(error).toBeInstanceOf(NodeTimeoutError);
     expect((error as Error).message).toBe('the node did not answer slow in 300 ms');
     expect(took).toBeGreaterThanOrEqual(295);
     expect(took).toBeLessThan(2000);
-    expect(rpc.pendingCalls).toBe(0);
+    expect(rpc.pending).toBe(0);
     // Still connected, and still answering.
-    expect(await rpc.call('quick', [])).toBe('quick');
+    expect(await rpc.send('quick', [])).toBe('quick');
   });
 
   it('gives up calls sent at different times each at its own deadline', async () => {
     node.handler = () => undefined;
     const rpc = await connected({ timeoutMs: 400 });
-    const first = rpc.call('never', [1]).then(() => 0, () => Date.now());
+    const first = rpc.send('never', [1]).then(() => 0, () => Date.now());
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const second = rpc.call('never', [2]).then(() => 0, () => Date.now());
+    const second = rpc.send('never', [2]).then(() => 0, () => Date.now());
     const [firstAt, secondAt] = await Promise.all([first, second]);
     // 200 ms apart when sent; given up in one sweep they would be 0 apart. A busy machine
     // can fire the first timer late, so half the spacing is what is asserted.
     expect(secondAt - firstAt).toBeGreaterThanOrEqual(100);
   });
 
-  it('as NodeTimeoutError for the node client and UpstreamTimeoutError for the proxy', async () => {
+  it('as NodeTimeoutError for the node client and for the proxy', async () => {
     node.handler = () => undefined;
     const url = await node.url();
     const nodeClient = new NodeClient({ url, timeoutMs: 200 });
-    const transport = new WsTransport(url, 200);
+    const transport = webSocketTransport(url, 200);
     closers.push(() => nodeClient.disconnect(), () => transport.close());
     await Promise.all([nodeClient.ready(), transport.ready]);
     await expect(nodeClient.getFinalizedHead()).rejects.toThrow(NodeTimeoutError);
-    await expect(transport.send('chain_getFinalizedHead', [])).rejects.toThrow(UpstreamTimeoutError);
+    await expect(transport.send('chain_getFinalizedHead', [])).rejects.toThrow(NodeTimeoutError);
     expect(nodeClient.pendingRequests).toBe(0);
   });
 });
@@ -247,19 +247,19 @@ describe('a lost connection', () => {
   it('fails the calls in flight at once, not at their deadline, and reconnects', async () => {
     node.handler = () => undefined;
     const rpc = await connected({ timeoutMs: 30_000 });
-    const calls = [rpc.call('a', []), rpc.call('b', [])].map((call) => call.catch((e: unknown) => e));
+    const calls = [rpc.send('a', []), rpc.send('b', [])].map((call) => call.catch((e: unknown) => e));
     await until(() => node.calls.length === 2);
     const dropped = Date.now();
     node.dropAll();
     const errors = await Promise.all(calls);
     expect(Date.now() - dropped).toBeLessThan(1000);
-    for (const error of errors) expect(error).toBeInstanceOf(WsRpcUnavailableError);
-    expect(rpc.isConnected).toBe(false);
-    expect(rpc.pendingCalls).toBe(0);
-    await expect(rpc.call('while_away', [])).rejects.toThrow(WsRpcUnavailableError);
+    for (const error of errors) expect(error).toBeInstanceOf(NodeUnavailableError);
+    expect(rpc.connected).toBe(false);
+    expect(rpc.pending).toBe(0);
+    await expect(rpc.send('while_away', [])).rejects.toThrow(NodeUnavailableError);
     node.handler = (call, socket) => reply(socket, call.id, 'back');
-    await until(() => rpc.isConnected);
-    expect(await rpc.call('again', [])).toBe('back');
+    await until(() => rpc.connected);
+    expect(await rpc.send('again', [])).toBe('back');
     expect(node.connections).toBe(2);
   });
 
@@ -280,23 +280,23 @@ describe('a lost connection', () => {
     await node.close();
     client = new WsRpcClient({ url, timeoutMs: 5000, reconnectMs: 50 });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(client.isConnected).toBe(false);
+    expect(client.connected).toBe(false);
     node = new FakeNode(Number(new URL(url).port));
     node.handler = (call, socket) => reply(socket, call.id, 'late');
     await client.ready;
-    expect(await client.call('x', [])).toBe('late');
+    expect(await client.send('x', [])).toBe('late');
   });
 
   it('stops for good on close(): calls in flight fail and no connection is tried again', async () => {
     node.handler = () => undefined;
     const rpc = await connected();
-    const call = rpc.call('a', []).catch((e: unknown) => e);
+    const call = rpc.send('a', []).catch((e: unknown) => e);
     await until(() => node.calls.length === 1);
     await rpc.close();
-    expect(await call).toBeInstanceOf(WsRpcUnavailableError);
+    expect(await call).toBeInstanceOf(NodeUnavailableError);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(node.connections).toBe(1);
-    await expect(rpc.call('b', [])).rejects.toThrow(WsRpcUnavailableError);
+    await expect(rpc.send('b', [])).rejects.toThrow(NodeUnavailableError);
   });
 });
 
@@ -335,7 +335,7 @@ describe('subscriptions', () => {
 
     node.dropAll();
     state.open.clear();
-    await until(() => state.open.size === 2 && rpc.isConnected);
+    await until(() => state.open.size === 2 && rpc.connected);
     const renewed = [...state.open].find((id) => node.calls.find((call) => id.startsWith(`sub-2-${call.id}-`))?.method === 'chain_subscribeFinalizedHeads')!;
     expect(renewed).toMatch(/^sub-2-/);
     notify(node.last, 'chain_finalizedHead', renewed, { number: '0x2' });
@@ -355,7 +355,7 @@ describe('subscriptions', () => {
     await rpc.subscribe('author_extrinsicUpdate', 'author_submitAndWatchExtrinsic', 'author_unwatchExtrinsic', ['0x00'], () => undefined);
     await rpc.subscribe('chain_newHead', 'chain_subscribeNewHeads', 'chain_unsubscribeNewHeads', [], () => undefined);
     node.dropAll();
-    await until(() => rpc.isConnected && node.calls.length >= 3);
+    await until(() => rpc.connected && node.calls.length >= 3);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(node.calls.map((call) => call.method)).toEqual(['author_submitAndWatchExtrinsic', 'chain_subscribeNewHeads', 'chain_subscribeNewHeads']);
     expect(state.open.size).toBe(3);
@@ -380,7 +380,7 @@ describe('subscriptions', () => {
     const state = subscriptionNode();
     const url = await node.url();
     const nodeClient = new NodeClient({ url, timeoutMs: 5000 });
-    const transport = new WsTransport(url, 5000);
+    const transport = webSocketTransport(url, 5000);
     closers.push(() => nodeClient.disconnect(), () => transport.close());
     await Promise.all([nodeClient.ready(), transport.ready]);
     const seen: string[] = [];
@@ -406,26 +406,26 @@ describe('a node that sends garbage', () => {
       reply(socket, call.id, 'fine');
     };
     const rpc = await connected();
-    expect(await rpc.call('a', [])).toBe('fine');
+    expect(await rpc.send('a', [])).toBe('fine');
     expect(rpc.dropped).toBeGreaterThanOrEqual(10);
     garbage = false;
-    expect(await rpc.call('b', [])).toBe('fine');
-    expect(rpc.isConnected).toBe(true);
+    expect(await rpc.send('b', [])).toBe('fine');
+    expect(rpc.connected).toBe(true);
   });
 
   it('fails a call whose answer has neither a result nor an error, or a malformed error, as the node unavailable', async () => {
     node.handler = (call, socket) => socket.send(JSON.stringify(call.method === 'bare' ? { jsonrpc: '2.0', id: call.id } : { jsonrpc: '2.0', id: call.id, error: 'boom' }));
     const rpc = await connected();
-    await expect(rpc.call('bare', [])).rejects.toThrow(WsRpcUnavailableError);
-    await expect(rpc.call('error', [])).rejects.toThrow(WsRpcUnavailableError);
+    await expect(rpc.send('bare', [])).rejects.toThrow(NodeUnavailableError);
+    await expect(rpc.send('error', [])).rejects.toThrow(NodeUnavailableError);
   });
 
   it('closes the connection on a message over the size limit, fails its calls, and reconnects', async () => {
     node.handler = (call, socket) => reply(socket, call.id, call.method === 'huge' ? 'x'.repeat(64 * 1024) : 'small');
     const rpc = await connected({ maxPayload: 16 * 1024 });
-    await expect(rpc.call('huge', [])).rejects.toThrow(WsRpcUnavailableError);
-    await until(() => rpc.isConnected);
-    expect(await rpc.call('tiny', [])).toBe('small');
+    await expect(rpc.send('huge', [])).rejects.toThrow(NodeUnavailableError);
+    await until(() => rpc.connected);
+    expect(await rpc.send('tiny', [])).toBe('small');
   });
 
   it('refuses further calls while the node leaves more than 16 MiB of them unread, and takes calls again once it reads', async () => {
@@ -443,17 +443,17 @@ describe('a node that sends garbage', () => {
     const unread: Promise<unknown>[] = [];
     let refused: unknown;
     for (let i = 0; i < 64 && refused === undefined; i++) {
-      unread.push(rpc.call('big', [big]).catch(() => undefined));
+      unread.push(rpc.send('big', [big]).catch(() => undefined));
       // A turn each: the socket takes what the kernel will before the next call.
       await new Promise((resolve) => setImmediate(resolve));
-      refused = await Promise.race([rpc.call('probe', []).then(() => undefined, (error: unknown) => error), new Promise((resolve) => setTimeout(resolve, 5))]);
+      refused = await Promise.race([rpc.send('probe', []).then(() => undefined, (error: unknown) => error), new Promise((resolve) => setTimeout(resolve, 5))]);
     }
-    expect(refused).toBeInstanceOf(WsRpcUnavailableError);
+    expect(refused).toBeInstanceOf(NodeUnavailableError);
     expect((refused as Error).message).toMatch(/not reading/);
-    expect(rpc.isConnected).toBe(true);
+    expect(rpc.connected).toBe(true);
     for (const socket of paused) socket.resume();
     await Promise.all(unread);
-    expect(await rpc.call('after', [])).toBe('read');
+    expect(await rpc.send('after', [])).toBe('read');
   });
 
   it('survives a subscriber that throws', async () => {
@@ -468,6 +468,6 @@ describe('a node that sends garbage', () => {
     notify(node.last, 'n', 'sub-x', 2);
     await until(() => values.length === 2);
     node.handler = (call, socket) => reply(socket, call.id, 'still here');
-    expect(await rpc.call('after', [])).toBe('still here');
+    expect(await rpc.send('after', [])).toBe('still here');
   });
 });
