@@ -7,7 +7,7 @@ import { MergedCalls } from './mergedCalls';
 import type { MethodPolicy } from './methods';
 import type { ProxyMetrics } from './proxyMetrics';
 import { judge } from './resultShapes';
-import type { Slots } from './slots';
+import type { Slots } from '../slots';
 import type { UpstreamPool } from './upstreams';
 
 export interface CallRouterLimits {

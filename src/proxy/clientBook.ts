@@ -5,7 +5,7 @@
 // close and a failed open can both end it) and counts once. The counters change
 // nowhere else, so a client that holds nothing is one this book may forget.
 import type { ClientGroup } from './fairScheduler';
-import type { Slots } from './slots';
+import type { Slots } from '../slots';
 
 /** One client address and what it holds of the proxy. */
 export interface Client {

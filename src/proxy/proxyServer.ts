@@ -27,7 +27,7 @@ import { Outgoing } from './outgoing';
 import type { ProxyLimits } from './proxyConfig';
 import { ProxyFront } from './proxyFront';
 import { ProxyMetrics, type RefusedReason } from './proxyMetrics';
-import { Slots } from './slots';
+import { Slots } from '../slots';
 import { SubscriptionHub } from './subscriptionHub';
 import { AbandonedCallError, NoUpstreamError, type UpstreamPool } from './upstreams';
 

@@ -16,11 +16,11 @@ import { NodeThrottledError, NodeTimeoutError, RpcError } from '../rpc/nodeError
 import { RpcCode } from '../rpc/rpcCodes';
 import { backoffMs } from '../rpc/retryPolicy';
 import type { Verdict } from './resultShapes';
-import { AbandonedCallError, Slots } from './slots';
+import { AbandonedCallError, Slots } from '../slots';
 import { transportForUrl } from './httpUpstreamTransport';
 import type { HttpUpstreamSettings, TransportFactory, UpstreamTransport } from './transport';
 
-export { AbandonedCallError } from './slots';
+export { AbandonedCallError } from '../slots';
 
 /** No upstream could give a usable answer: none available, all failed, or all answered nonsense. */
 export class NoUpstreamError extends Error {}

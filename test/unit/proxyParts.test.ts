@@ -8,7 +8,7 @@ import { FairScheduler, LaneClosedError } from '../../src/proxy/fairScheduler';
 import { MergedCalls } from '../../src/proxy/mergedCalls';
 import { Outgoing } from '../../src/proxy/outgoing';
 import { judge } from '../../src/proxy/resultShapes';
-import { AbandonedCallError, Slots } from '../../src/proxy/slots';
+import { AbandonedCallError, Slots } from '../../src/slots';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -125,6 +125,25 @@ describe('Slots', () => {
     slots.give();
     await staying;
     expect([slots.inUse, slots.queued]).toEqual([1, 0]);
+  });
+
+  it('runs tasks at most its count at once, in the order they came, and gives the slot back when a task fails', async () => {
+    const slots = new Slots(2);
+    let running = 0;
+    let most = 0;
+    const started: number[] = [];
+    const task = (n: number) => async () => {
+      started.push(n);
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running -= 1;
+      if (n === 1) throw new Error('task 1 fails');
+      return n;
+    };
+    const results = await Promise.allSettled([1, 2, 3, 4, 5].map((n) => slots.run(task(n))));
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect([most, started, slots.inUse, slots.queued]).toEqual([2, [1, 2, 3, 4, 5], 0, 0]);
   });
 });
 

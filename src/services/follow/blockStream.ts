@@ -18,6 +18,7 @@
 import { LRUCache } from 'lru-cache';
 
 import { SingleFlight } from '../../cache/singleFlight';
+import { Slots } from '../../slots';
 import { AtCapacityError } from '../../errors';
 import { NodeTimeoutError, NodeUnavailableError } from '../../rpc/nodeClient';
 import { sentJson, variantKey, type AnswerVariant } from '../blocks/answerVariant';
@@ -118,7 +119,7 @@ export class BlockStreams {
   private readonly subscribers = new Set<Subscriber>();
   private readonly recentEvents = new LRUCache<string, Buffer>({ maxSize: RECENT_EVENT_BYTES, sizeCalculation: (event, key) => event.length + key.length });
   private readonly encoding = new SingleFlight<Buffer>();
-  private readonly pastSlots: Semaphore;
+  private readonly pastSlots: Slots;
   private readonly settings: StreamSettings;
   private nodeAway = false;
   private heartbeat?: NodeJS.Timeout;
@@ -135,7 +136,7 @@ export class BlockStreams {
     private readonly logger?: Pick<Logger, 'warn'>,
   ) {
     this.settings = { ...DEFAULT_STREAM_SETTINGS, ...settings };
-    this.pastSlots = new Semaphore(this.settings.pastBuilds);
+    this.pastSlots = new Slots(this.settings.pastBuilds);
     feed.onAdvance(() => {
       for (const channel of this.channels.values()) this.produce(channel);
     });
@@ -393,25 +394,4 @@ export class BlockStreams {
 function handled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
   return promise;
-}
-
-/** At most `slots` tasks at once; the rest wait their turn in order. */
-class Semaphore {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(private readonly slots: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    // A finished task hands its slot straight to the next in line, so no newcomer slips in between.
-    if (this.active >= this.slots) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.active += 1;
-    try {
-      return await task();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active -= 1;
-    }
-  }
 }

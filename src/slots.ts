@@ -1,6 +1,7 @@
 // A count of things in use with a cap, and a queue of those waiting for one
-// to be given back; a waiter whose signal fires (its caller left) leaves the
-// queue without ever taking one.
+// to be given back, in order; a waiter whose signal fires (its caller left)
+// leaves the queue without ever taking one. Shared by every layer: the proxy's
+// calls in flight per node, block streams' builds of past heights.
 
 /** The caller left while waiting: what it waited for was never started. */
 export class AbandonedCallError extends Error {
@@ -40,6 +41,16 @@ export class Slots {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(wake);
     });
+  }
+
+  /** Runs `task` holding one; a finished task hands it straight to the next in line, so no newcomer slips in between. */
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.take(signal);
+    try {
+      return await task();
+    } finally {
+      this.give();
+    }
   }
 
   give(): void {
