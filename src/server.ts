@@ -145,7 +145,7 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, RUNTIME_FAMILY, () => runtimeHandlers(servicesOf(), params));
   routes.add(mount, NODE_FAMILY, () => nodeHandlers(servicesOf(), params));
   routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
-  routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params));
+  routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
 }
 
 export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {

@@ -16,6 +16,7 @@ import { startDevnet } from './support/devnet';
 import { getJson, getReferenceJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
 import { startFastcarOn } from '../harness/fastcar';
+import { RELAY_BLOCK, startRelayBeside, type RelayBeside } from '../harness/relayChain';
 
 let devnet: Devnet;
 let manifest: SeedManifest;
@@ -167,11 +168,19 @@ describe('/accounts/{accountId}/balance-info', () => {
     await compareError(balance(ALICE, '?denominated='), 400, 200);
   });
 
-  it('refuses useRcBlock=true (not served on this route) and names parameters it does not use', async () => {
-    const refused = await getJson(fastcar.url + balance(ALICE, '?useRcBlock=true'));
-    expect([refused.status, (refused.body as { message: string }).message]).toEqual([400, 'useRcBlock is not served on this route']);
-    const ignored = await getJson(fastcar.url + balance(ALICE, '?useRcBlock=false&foo=1'));
-    expect([ignored.status, ignored.headers.get('x-ignored-params')]).toEqual([200, 'useRcBlock, foo']);
+  it('checks useRcBlock and useRcBlockFormat as sidecar 20 does, naming the setting a relay chain needs', async () => {
+    await compareError(balance(ALICE, '?useRcBlockFormat=object'), 400);
+    await compareError(balance(ALICE, '?useRcBlock=true&useRcBlockFormat=table'), 400);
+    // Checked after the address and before `at`, as sidecar's middleware does.
+    expect(await compareError(balance('abc', '?useRcBlockFormat=object'), 400)).toBe('Invalid decoded address checksum');
+    expect(await compareError(balance(ALICE, '?useRcBlockFormat=object&at=x'), 400)).toBe('useRcBlockFormat parameter requires useRcBlock=true');
+    // Sidecar names its own setting; fastcar names its own.
+    const noRelay = await compareError(balance(ALICE, '?useRcBlock=true'), 400, 400, false);
+    expect(noRelay).toMatch(/^useRcBlock parameter requires a relay chain node: set FASTCAR_RELAY_URL/);
+    expect(await compareError(balance(ALICE, '?useRcBlock=yes'), 400, 400, false)).toBe('Query parameter: useRcBlock has an invalid boolean value of yes');
+    expect((await compare(balance(ALICE, '?useRcBlock=false'))) as object).toHaveProperty('nonce');
+    const ignored = await getJson(fastcar.url + balance(ALICE, '?foo=1'));
+    expect([ignored.status, ignored.headers.get('x-ignored-params')]).toEqual([200, 'foo']);
   });
 
   it('reads in one wave once `at` is resolved: both storage entries in one call, the header only for a hash', async () => {
@@ -247,6 +256,7 @@ describe('/accounts/{accountId}/validate', () => {
     const answer = await getJson(`${fastcar.url}/accounts/${ALICE}/validate?useRcBlock=true`);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ isValid: true });
+    expect(answer.headers.get('x-ignored-params')).toBeNull();
   });
 });
 
@@ -258,5 +268,48 @@ describe('the accounts family', () => {
       const answer = await getJson(`${fastcar.url}/rc${path}`);
       expect([path, answer.status, (answer.body as { message: string }).message]).toEqual([path, 400, expect.stringContaining('relay chain node')]);
     }
+  });
+});
+
+describe('balance-info with useRcBlock=true, beside a relay chain', () => {
+  // Recorded Polkadot history whose relay block RELAY_BLOCK is re-pointed to include the devnet's `transfers` block
+  // (harness/relayChain.ts); sidecar cannot be pointed at it, so fastcar's answer is checked against its own reads.
+  let beside: RelayBeside;
+  let withRelay: Fastcar;
+
+  beforeAll(async () => {
+    beside = await startRelayBeside(devnet.wsUrl, manifest.blocks.transfers);
+    withRelay = await startFastcarOn(devnet.wsUrl, { FASTCAR_RELAY_URL: beside.node.url, FASTCAR_PREBUILD_BLOCKS: '0' });
+  }, 180_000);
+
+  afterAll(async () => {
+    await withRelay?.close();
+    await beside?.node.close();
+  });
+
+  const rcHash = () => beside.recording.blocks.find((block) => block.number === RELAY_BLOCK)!.hash;
+
+  it('lists the balance at each block the relay block included, with the relay block it came with', async () => {
+    for (const query of ['', '&denominated=true&token=dot']) {
+      const own = (await getJson(withRelay.url + balance(ALICE, `?at=${beside.included.hash}${query}`))).body as Record<string, unknown>;
+      const header = (await getJson(`${withRelay.url}/blocks/${RELAY_BLOCK}/header?useRcBlock=true`)).body as { ahTimestamp: string }[];
+      const expected = { ...own, rcBlockHash: rcHash(), rcBlockNumber: String(RELAY_BLOCK), ahTimestamp: header[0].ahTimestamp };
+      const byNumber = await getJson(withRelay.url + balance(ALICE, `?useRcBlock=true&at=${RELAY_BLOCK}${query}`));
+      expect(byNumber.status).toBe(200);
+      expect(byNumber.body).toEqual([expected]);
+      expect(Object.keys((byNumber.body as object[])[0])).toEqual(Object.keys(expected));
+      expect(byNumber.headers.get('cache-control')).toBe('no-store');
+      const byHash = await getJson(withRelay.url + balance(ALICE, `?useRcBlock=true&at=${rcHash()}&useRcBlockFormat=object${query}`));
+      const relayHeader = beside.recording.blocks.find((block) => block.number === RELAY_BLOCK)!.header;
+      const rcBlock = { hash: rcHash(), parentHash: relayHeader.parentHash, number: String(RELAY_BLOCK) };
+      expect(byHash.body).toEqual({ rcBlock, parachainDataPerBlock: [expected] });
+    }
+  });
+
+  it('answers an empty list for a relay block that included none, and refuses useRcBlock on the relay chain\'s own routes', async () => {
+    expect((await getJson(withRelay.url + balance(ALICE, `?useRcBlock=true&at=${RELAY_BLOCK + 1}`))).body).toEqual([]);
+    const own = await getJson(`${withRelay.url}/rc${balance(ALICE, '?useRcBlock=true')}`);
+    const message = 'useRcBlock parameter is only supported for parachain (Asset Hub) endpoints';
+    expect([own.status, (own.body as { message: string }).message]).toEqual([400, message]);
   });
 });

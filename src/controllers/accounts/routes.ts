@@ -1,9 +1,9 @@
 // The `/accounts` routes as data (see docs/adding-routes.md).
 import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
-import { closed, decimal, hex, ref } from '../../http/schemas';
+import { closed, decimal, hash, hex, ref } from '../../http/schemas';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
 
-export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock';
+export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock' | 'useRcBlockFormat';
 
 export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
   at: AT_PARAMETER,
@@ -14,14 +14,25 @@ export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
       'The amounts are always the native balance, as sidecar 20 answers them.',
   },
   denominated: { type: 'boolean', default: false, description: 'Amounts in whole tokens (`994975.008363754533`) rather than in the smallest unit' },
-  useRcBlock: { type: 'string', description: 'Accepted and without effect: an address reads the same at every block.' },
+  useRcBlock: {
+    type: 'boolean',
+    default: false,
+    description:
+      'On balance-info: `at` is a relay chain block, and the answer lists the balance at each block of this chain it included, ' +
+      'each with `rcBlockHash`, `rcBlockNumber`, `ahTimestamp` (needs FASTCAR_RELAY_URL). On validate: accepted, without effect.',
+  },
+  useRcBlockFormat: {
+    type: 'string',
+    pattern: '^(array|object)$',
+    description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
+  },
 };
 
 export const ACCOUNTS_ROUTES = {
   balanceInfo: {
     path: '/accounts/:accountId/balance-info',
     summary: "An account's nonce, free, reserved and frozen balance, what it can transfer, and its locks, at a block",
-    query: ['at', 'token', 'denominated'],
+    query: ['at', 'token', 'denominated', 'useRcBlock', 'useRcBlockFormat'],
     response: 'AccountBalanceInfo',
     cacheable: true,
     errors: {
@@ -51,6 +62,25 @@ const amountOrAbsent = {
 };
 const orNull = (type: string) => ({ type: [type, 'null'] });
 
+/** An account's balance at a block, in sidecar's order. */
+const BALANCE_FIELDS = {
+  at: ref('At'),
+  nonce: decimal,
+  tokenSymbol: { type: 'string' },
+  free: amount,
+  reserved: amount,
+  miscFrozen: amountOrAbsent,
+  feeFrozen: amountOrAbsent,
+  frozen: amountOrAbsent,
+  transferable: {
+    ...amountOrAbsent,
+    description:
+      'free less what must stay: the frozen part beyond the reserved, or the existential deposit once anything is frozen or reserved; ' +
+      '0 under a lock of every unit',
+  },
+  locks: { type: 'array', items: ref('BalanceLock') },
+};
+
 export const ACCOUNTS_FAMILY: RouteFamily<AccountsRouteName, AccountsQueryName> = {
   tag: 'accounts',
   routes: ACCOUNTS_ROUTES,
@@ -63,23 +93,21 @@ export const ACCOUNTS_FAMILY: RouteFamily<AccountsRouteName, AccountsQueryName> 
   },
   schemas: {
     At: AT_SCHEMA,
-    AccountBalanceInfo: closed({
-      at: ref('At'),
-      nonce: decimal,
-      tokenSymbol: { type: 'string' },
-      free: amount,
-      reserved: amount,
-      miscFrozen: amountOrAbsent,
-      feeFrozen: amountOrAbsent,
-      frozen: amountOrAbsent,
-      transferable: {
-        ...amountOrAbsent,
-        description:
-          'free less what must stay: the frozen part beyond the reserved, or the existential deposit once anything is frozen or reserved; ' +
-          '0 under a lock of every unit',
-      },
-      locks: { type: 'array', items: ref('BalanceLock') },
+    AccountBalanceInfo: { oneOf: [ref('AccountBalanceAt'), ref('AccountBalancesByRelayBlock'), ref('AccountBalancesInRelayBlock')] },
+    AccountBalancesByRelayBlock: {
+      type: 'array',
+      items: ref('AccountBalanceAtRelayBlock'),
+      description: 'With useRcBlock: one answer per block the relay block included',
+    },
+    AccountBalancesInRelayBlock: closed({
+      rcBlock: closed({ hash, parentHash: hash, number: decimal }),
+      parachainDataPerBlock: { type: 'array', items: ref('AccountBalanceAtRelayBlock') },
     }),
+    AccountBalanceAtRelayBlock: closed(
+      { ...BALANCE_FIELDS, rcBlockHash: hash, rcBlockNumber: decimal, ahTimestamp: { type: 'string', pattern: '^[0-9]*$' } },
+      [...Object.keys(BALANCE_FIELDS), 'rcBlockHash', 'rcBlockNumber'],
+    ),
+    AccountBalanceAt: closed(BALANCE_FIELDS),
     BalanceLock: closed({ id: hex, amount, reasons: { type: 'string', description: '`All`, `Fee` or `Misc`' } }),
     AccountValidation: closed({
       isValid: { type: 'boolean' },
