@@ -1,10 +1,11 @@
 // One account's balance at a block, as sidecar's /accounts/{id}/balance-info answers it.
 // Once `at` is resolved, everything goes to the node in one wave: both storage entries
 // in one state_queryStorageAt, beside the runtime version (unless kept) and the header
-// (only when `at` was a hash, for the height). The existential deposit and the types
+// (only when `at` was a hash, for the height). A node that refuses that method is asked
+// for each entry on its own, one wave later. The existential deposit and the types
 // come from the runtime's metadata, decimals and token symbols from the chain
 // properties the runtime registry was given: no call of their own.
-import type { Struct, Vec } from '@polkadot/types';
+import { Struct, type Vec } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
 
 import type { TieredCache } from '../../cache/tieredCache';
@@ -16,6 +17,7 @@ import { readResolvedAt, type AtBlock } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { AnswerAt } from '../runtime/runtimeReads';
 import type { RuntimeRegistry } from '../runtimes';
+import { storageAt } from '../storage';
 import { balanceKeys, balanceLayoutOf, readStored, type BalanceLayout } from './balanceStorage';
 import { denominate } from './denomination';
 
@@ -29,6 +31,11 @@ export interface BalanceQuery {
 }
 
 type ChangeSet = { block: Hex; changes: [Hex, Hex | null][] };
+
+/** Each key's value (null: nothing stored there). */
+type Stored = Map<Hex, Hex | null>;
+
+const UNREADABLE = 'The runtime at this block keeps balances in a form fastcar does not read.';
 
 const U128_MAX = (1n << 128n) - 1n;
 const NO_MISC_FROZEN = 'miscFrozen does not exist for this runtime';
@@ -47,19 +54,23 @@ export class AccountBalances {
   async balanceInfo(at: AtBlock, query: BalanceQuery): Promise<AnswerAt> {
     const block = await this.ids.at(at);
     const keys = balanceKeys(query.account);
-    const [read, stored] = await wave([readResolvedAt(this.node, this.cache, block), this.storageAt([keys.account, keys.locks], block.hash)] as const);
+    const wanted = [keys.account, keys.locks];
+    const [read, together] = await wave([readResolvedAt(this.node, this.cache, block), this.storageTogether(wanted, block.hash)] as const);
+    const stored = together ?? (await this.storageApart(wanted, block.hash));
     if (!stored) throw new NotAtThisBlockError(`The node no longer has the state of block ${block.hash} (pruned).`);
     const runtime = await this.runtimes.get(read.version, read.hash);
     const { registry } = runtime;
     const layout = balanceLayoutOf(registry);
     checkAccountLength(query, layout);
     const value = (key: Hex) => {
-      const change = stored.changes.find(([changed]) => changed === key);
-      if (!change) throw new IncompleteNodeAnswerError('The node left a storage key out of its answer.');
-      return change[1];
+      const found = stored.get(key);
+      if (found === undefined) throw new IncompleteNodeAnswerError('The node left a storage key out of its answer.');
+      return found;
     };
-    const info = readStored(registry, layout.account, value(keys.account)) as Struct;
+    const info = readStored(registry, layout.account, value(keys.account));
     const locks = readStored(registry, layout.locks, value(keys.locks)) as Vec<Struct>;
+    const data = info instanceof Struct ? info.get('data') : undefined;
+    if (!(info instanceof Struct) || !(data instanceof Struct)) throw new NotAtThisBlockError(UNREADABLE);
     const token = query.token?.toUpperCase() ?? (registry.chainTokens[0] ?? '').toUpperCase();
     const decimals = registry.chainDecimals[registry.chainTokens.map((name) => name.toUpperCase()).indexOf(token)];
     const amount = (digits: string) => (query.denominated ? denominate(digits, decimals) : digits);
@@ -67,21 +78,31 @@ export class AccountBalances {
       at: { hash: read.hash, height: String(read.number) },
       nonce: info.get('nonce')?.toString() ?? '0',
       tokenSymbol: token,
-      ...balanceFields(info.get('data') as Struct, locks, layout, amount),
+      ...balanceFields(data, locks, layout, amount),
       locks: locks.map((lock) => lockJson(lock, query.denominated ? amount : undefined)),
     };
     return { json: JSON.stringify(body), hash: read.hash, final: read.final };
   }
 
-  /** Both entries in one call; undefined when the node answers an error (it no longer has that block's state). */
-  private storageAt(keys: Hex[], hash: Hex): Promise<ChangeSet | undefined> {
+  /** The entries in one call; undefined when the node answers an error (it may not offer the method, or no longer have the state). */
+  private storageTogether(keys: Hex[], hash: Hex): Promise<Stored | undefined> {
     return this.node.send<ChangeSet[]>('state_queryStorageAt', [keys, hash]).then(
-      (sets) => (Array.isArray(sets) ? sets.find((set) => set.block === hash) ?? sets[0] : undefined),
+      (sets) => {
+        const set = Array.isArray(sets) ? (sets.find((one) => one.block === hash) ?? sets[0]) : undefined;
+        return set && Array.isArray(set.changes) ? new Map(set.changes) : undefined;
+      },
       (error: unknown) => {
         if (error instanceof NodeRpcError) return undefined;
         throw error;
       },
     );
+  }
+
+  /** The entries one call each, in one wave; undefined when the node has no state at that block. */
+  private async storageApart(keys: Hex[], hash: Hex): Promise<Stored | undefined> {
+    const values = await wave(keys.map((key) => storageAt(this.node, key, hash)));
+    if (values.some((value) => value === undefined)) return undefined;
+    return new Map(keys.map((key, i) => [key, values[i] ?? null]));
   }
 }
 
@@ -104,7 +125,7 @@ function balanceFields(data: Struct, locks: Vec<Struct>, layout: BalanceLayout, 
   const frozen = data.get('frozen');
   if (!frozen) {
     const [miscFrozen, feeFrozen] = [data.get('miscFrozen'), data.get('feeFrozen')];
-    if (!miscFrozen || !feeFrozen) throw new NotAtThisBlockError('The runtime at this block keeps balances in a form fastcar does not read.');
+    if (!miscFrozen || !feeFrozen) throw new NotAtThisBlockError(UNREADABLE);
     return {
       free: amount(digitsOf(data.get('free'))),
       reserved: amount(digitsOf(data.get('reserved'))),
