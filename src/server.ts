@@ -6,6 +6,8 @@ import { RedisStore } from './cache/redisStore';
 import { sharedFor } from './cache/sharedFor';
 import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
+import { accountsHandlers } from './controllers/accounts/handlers';
+import { ACCOUNTS_FAMILY } from './controllers/accounts/routes';
 import { blockHandlers, type BlockHandlerOptions } from './controllers/blocks/handlers';
 import { BLOCKS_FAMILY } from './controllers/blocks/routes';
 import { openApiDocument, unconfiguredRelayRouter } from './controllers/families';
@@ -143,6 +145,7 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, RUNTIME_FAMILY, () => runtimeHandlers(servicesOf(), params));
   routes.add(mount, NODE_FAMILY, () => nodeHandlers(servicesOf(), params));
   routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
+  routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
 }
 
 export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {

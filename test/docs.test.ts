@@ -90,6 +90,12 @@ describe('the OpenAPI document', () => {
       ['/transaction/material?at=2&metadata=scale', 'TransactionMaterial'],
       ['/transaction/material/v14?at=2', 'TransactionMaterial'],
       ['/transaction/material/v99', 'Error'],
+      ['/accounts/5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY/balance-info', 'AccountBalanceInfo'],
+      ['/accounts/5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY/balance-info?at=2&denominated=true', 'AccountBalanceInfo'],
+      ['/accounts/5CDvHBym6RLoxTdX9MS1acpaDbNxaFagqM5LpBiFGjWT6o1n/balance-info?token=DOT', 'AccountBalanceInfo'],
+      ['/accounts/abc/balance-info', 'Error'],
+      ['/accounts/5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY/validate', 'AccountValidation'],
+      ['/accounts/abc/validate', 'AccountValidation'],
     );
     // Extrinsics found by hash: each seeded kind's, with and without options.
     for (const n of [manifest.blocks.transfers, manifest.blocks.multisigExecute, manifest.blocks.feeInAsset]) {

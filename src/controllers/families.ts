@@ -7,6 +7,7 @@ import { RELAY_SETTING } from '../config';
 import { badRequest } from '../errors';
 import { buildOpenApi } from '../http/openapi';
 import type { RouteFamily } from '../http/routes';
+import { ACCOUNTS_FAMILY } from './accounts/routes';
 import { BLOCKS_FAMILY } from './blocks/routes';
 import { FOLLOW_FAMILY } from './follow/routes';
 import { NODE_FAMILY } from './node/routes';
@@ -14,7 +15,7 @@ import { RUNTIME_FAMILY } from './runtime/routes';
 import { TRANSACTION_FAMILY } from './transaction/routes';
 
 /** The families served on the relay chain too (under /rc): all but the ones that follow this chain. */
-export const RELAY_FAMILIES: readonly RouteFamily[] = [BLOCKS_FAMILY, RUNTIME_FAMILY, NODE_FAMILY, TRANSACTION_FAMILY];
+export const RELAY_FAMILIES: readonly RouteFamily[] = [BLOCKS_FAMILY, RUNTIME_FAMILY, NODE_FAMILY, TRANSACTION_FAMILY, ACCOUNTS_FAMILY];
 
 export const ROUTE_FAMILIES: readonly RouteFamily[] = [FOLLOW_FAMILY, ...RELAY_FAMILIES];
 
@@ -29,5 +30,5 @@ export function unconfiguredRelayRouter(): Router {
 
 /** What GET /openapi.json serves (and `npm run openapi` writes): the blocks family first, as readers look for it. */
 export function openApiDocument(version: string): Record<string, unknown> {
-  return buildOpenApi(version, [BLOCKS_FAMILY, FOLLOW_FAMILY, RUNTIME_FAMILY, TRANSACTION_FAMILY, NODE_FAMILY]);
+  return buildOpenApi(version, [BLOCKS_FAMILY, FOLLOW_FAMILY, RUNTIME_FAMILY, TRANSACTION_FAMILY, NODE_FAMILY, ACCOUNTS_FAMILY]);
 }

@@ -31,10 +31,16 @@ export interface ReadAt {
 
 export type AtBlock = BlockId | 'finalized';
 
+export type ResolvedAt = Awaited<ReturnType<BlockIds['at']>>;
+
 const versionKey = (hash: Hex) => `rv:${hash}`;
 
 export async function readAt(node: NodeClient, ids: BlockIds, cache: TieredCache, at: AtBlock): Promise<ReadAt> {
-  const block = await ids.at(at);
+  return readResolvedAt(node, cache, await ids.at(at));
+}
+
+/** The same once `at` is resolved: a caller's own reads at that hash can then go out in the same wave. */
+export async function readResolvedAt(node: NodeClient, cache: TieredCache, block: ResolvedAt): Promise<ReadAt> {
   const kept = await cache.get(versionKey(block.hash));
   let failure: unknown;
   const [version, header] = await wave([

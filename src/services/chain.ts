@@ -7,6 +7,7 @@ import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
 import type { RequestStats } from '../rpc/requestStats';
+import { AccountBalances } from './accounts/balanceInfo';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
 import { ChainReads } from './blocks/chainReads';
@@ -26,6 +27,7 @@ export interface ChainServices {
   runtime: RuntimeReads;
   node: NodeReads;
   material: TransactionMaterial;
+  accounts: AccountBalances;
   /** The same services for one request: their node calls counted in `stats`. */
   forRequest(stats: RequestStats): ChainServices;
 }
@@ -46,6 +48,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       runtime: new RuntimeReads(rpc, ids, cache, facts),
       node: new NodeReads(rpc, facts),
       material: new TransactionMaterial(rpc, ids, cache, facts, genesisHash),
+      accounts: new AccountBalances(rpc, ids, cache, runtimes),
       forRequest: (stats) => over(node.forRequest(stats)),
     };
   };

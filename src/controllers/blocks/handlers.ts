@@ -9,15 +9,14 @@ import { canonicalBlockPath, sentBytes, sentExtrinsic, sentJson, variantKey, var
 import type { ChainServices } from '../../services/chain';
 import type { Hex } from '../../rpc/nodeClient';
 import type { RelayLink } from '../../services/relayLink';
-import { RELAY_SETTING } from '../../config';
 import { badRequest } from '../../errors';
 import type { Answer, CacheFact, Reply, StreamItem } from '../../http/reply';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import { readFlags as readFlagsOf, type Flags, type ParamOptions } from '../params';
 import { parseBlockId } from '../params';
-import { parseIndex, parseParaId, parseRange, parseRcBlockFormat } from './params';
+import { parseIndex, parseParaId, parseRange } from './params';
 import { BLOCKS_FAMILY, type BlockRouteName as RouteName } from './routes';
-import { combinedCache, relayAnswer, withRelayFields, type Piece } from './relayAnswer';
+import { combinedCache, parseRcBlockFormat, relayAnswer, relayLinkOf, withRelayFields, type Piece, type RelayOption } from '../relayAnswer';
 
 /** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
 const FORMAT_VERSION = 2;
@@ -31,7 +30,7 @@ export interface BlockHandlerOptions extends ParamOptions {
    * What `useRcBlock=true` reads: the link to the relay chain, 'unconfigured' when this
    * chain could have one but none was set, 'relay' on the relay chain's own routes.
    */
-  relay?: RelayLink | 'unconfigured' | 'relay';
+  relay?: RelayOption;
 }
 
 /**
@@ -82,9 +81,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
     if (!formats && req.query.useRcBlockFormat !== undefined) throw badRequest('useRcBlockFormat is not used on a range: the answer is one list');
     const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
     if (flags.useRcBlock !== true) return undefined;
-    if (options.relay === 'relay' || options.relay === undefined) throw badRequest('useRcBlock parameter is only supported for parachain (Asset Hub) endpoints');
-    if (options.relay === 'unconfigured') throw badRequest(`useRcBlock parameter requires a relay chain node: set ${RELAY_SETTING}`);
-    return { link: options.relay, format };
+    return { link: relayLinkOf(options.relay), format };
   };
 
   /** A relayable route as a handler: its own answer, or with useRcBlock=true the included blocks' (never kept by clients: the relay block may not be final). */

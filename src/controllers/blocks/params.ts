@@ -1,5 +1,6 @@
-// The `/blocks` family's own parameters: extrinsic indexes, ranges, paraId and
-// useRcBlockFormat, with sidecar's messages (block ids are every family's: ../params.ts).
+// The `/blocks` family's own parameters: extrinsic indexes, ranges and paraId, with
+// sidecar's messages (block ids are every family's: ../params.ts; useRcBlockFormat
+// every relayable family's: ../relayAnswer.ts).
 import { badRequest } from '../../errors';
 import { isUInt, MAX_BLOCKS_PER_REQUEST } from '../params';
 
@@ -30,12 +31,4 @@ export function parseParaId(raw: unknown): number | undefined {
   const value = typeof raw === 'string' ? Number(raw) : NaN;
   if (!isUInt(value)) throw badRequest('paraId must be an integer');
   return value;
-}
-
-/** `useRcBlockFormat`: how a useRcBlock answer is laid out; only with useRcBlock=true, as sidecar demands. */
-export function parseRcBlockFormat(raw: unknown, useRcBlock: boolean): 'array' | 'object' {
-  if (raw === undefined) return 'array';
-  if (!useRcBlock) throw badRequest('useRcBlockFormat parameter requires useRcBlock=true');
-  if (raw !== 'array' && raw !== 'object') throw badRequest('useRcBlockFormat must be either "array" or "object"');
-  return raw;
 }

@@ -1,0 +1,122 @@
+// The `/accounts` routes as data (see docs/adding-routes.md).
+import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
+import { closed, decimal, hash, hex, ref } from '../../http/schemas';
+import { AT_PARAMETER, AT_SCHEMA } from '../params';
+
+export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock' | 'useRcBlockFormat';
+
+export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
+  at: AT_PARAMETER,
+  token: {
+    type: 'string',
+    description:
+      "The token symbol the answer names (`tokenSymbol`, uppercased) and whose decimals `denominated` uses; the chain's first token when absent. " +
+      'The amounts are always the native balance, as sidecar 20 answers them.',
+  },
+  denominated: { type: 'boolean', default: false, description: 'Amounts in whole tokens (`994975.008363754533`) rather than in the smallest unit' },
+  useRcBlock: {
+    type: 'boolean',
+    default: false,
+    description:
+      'On balance-info: `at` is a relay chain block, and the answer lists the balance at each block of this chain it included, ' +
+      'each with `rcBlockHash`, `rcBlockNumber`, `ahTimestamp` (needs FASTCAR_RELAY_URL). On validate: accepted, without effect.',
+  },
+  useRcBlockFormat: {
+    type: 'string',
+    pattern: '^(array|object)$',
+    description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
+  },
+};
+
+export const ACCOUNTS_ROUTES = {
+  balanceInfo: {
+    path: '/accounts/:accountId/balance-info',
+    summary: "An account's nonce, free, reserved and frozen balance, what it can transfer, and its locks, at a block",
+    query: ['at', 'token', 'denominated', 'useRcBlock', 'useRcBlockFormat'],
+    response: 'AccountBalanceInfo',
+    cacheable: true,
+    errors: {
+      400:
+        'A malformed address (checksum, base58, format), an address that is no account of this chain (an Ethereum one on a 32-byte chain), ' +
+        'a malformed `at` or `denominated`, a height beyond the head',
+      404: 'No block with that hash',
+    },
+  },
+  validate: {
+    path: '/accounts/:accountId/validate',
+    summary: 'Whether a text is an ss58 address (or its hex), of which network, naming which account; computed without the node',
+    query: ['useRcBlock'],
+    response: 'AccountValidation',
+    errors: { 400: 'A malformed parameter (with FASTCAR_STRICT_PARAMS, one this route does not take)' },
+  },
+} as const satisfies Record<string, RouteSpec<AccountsQueryName>>;
+
+export type AccountsRouteName = keyof typeof ACCOUNTS_ROUTES;
+
+/** An amount in the smallest unit, or in whole tokens with `denominated` (`.140163000000` below one token). */
+const amount = { type: 'string', pattern: '^([0-9]+|[0-9]*\\.[0-9]+)$' };
+/** An amount, or on runtimes without the field, the sentence saying so. */
+const amountOrAbsent = {
+  type: 'string',
+  description: 'An amount, or on runtimes without this field a sentence saying so (`... does not exist for this runtime`)',
+};
+const orNull = (type: string) => ({ type: [type, 'null'] });
+
+/** An account's balance at a block, in sidecar's order. */
+const BALANCE_FIELDS = {
+  at: ref('At'),
+  nonce: decimal,
+  tokenSymbol: { type: 'string' },
+  free: amount,
+  reserved: amount,
+  miscFrozen: amountOrAbsent,
+  feeFrozen: amountOrAbsent,
+  frozen: amountOrAbsent,
+  transferable: {
+    ...amountOrAbsent,
+    description:
+      'free less what must stay: the frozen part beyond the reserved, or the existential deposit once anything is frozen or reserved; ' +
+      '0 under a lock of every unit',
+  },
+  locks: { type: 'array', items: ref('BalanceLock') },
+};
+
+export const ACCOUNTS_FAMILY: RouteFamily<AccountsRouteName, AccountsQueryName> = {
+  tag: 'accounts',
+  routes: ACCOUNTS_ROUTES,
+  parameters: ACCOUNTS_PARAMETERS,
+  pathParameters: {
+    accountId: {
+      description: 'An ss58 address of any network, the hex of an ss58 address (prefix, account, checksum), or a 20-byte Ethereum address',
+      schema: { type: 'string' },
+    },
+  },
+  schemas: {
+    At: AT_SCHEMA,
+    AccountBalanceInfo: { oneOf: [ref('AccountBalanceAt'), ref('AccountBalancesByRelayBlock'), ref('AccountBalancesInRelayBlock')] },
+    AccountBalancesByRelayBlock: {
+      type: 'array',
+      items: ref('AccountBalanceAtRelayBlock'),
+      description: 'With useRcBlock: one answer per block the relay block included',
+    },
+    AccountBalancesInRelayBlock: closed({
+      rcBlock: closed({ hash, parentHash: hash, number: decimal }),
+      parachainDataPerBlock: { type: 'array', items: ref('AccountBalanceAtRelayBlock') },
+    }),
+    AccountBalanceAtRelayBlock: closed(
+      { ...BALANCE_FIELDS, rcBlockHash: hash, rcBlockNumber: decimal, ahTimestamp: { type: 'string', pattern: '^[0-9]*$' } },
+      [...Object.keys(BALANCE_FIELDS), 'rcBlockHash', 'rcBlockNumber'],
+    ),
+    AccountBalanceAt: closed(BALANCE_FIELDS),
+    BalanceLock: closed({ id: hex, amount, reasons: { type: 'string', description: '`All`, `Fee` or `Misc`' } }),
+    AccountValidation: closed({
+      isValid: { type: 'boolean' },
+      ss58Prefix: { ...orNull('string'), pattern: '^[0-9]+$' },
+      network: {
+        ...orNull('string'),
+        description: 'The first network registered with that prefix (`polkadot`, `kusama`, `substrate`, ...), null for an unregistered prefix',
+      },
+      accountId: { ...orNull('string'), description: 'The bytes the address encodes (between its prefix and its checksum), as hex' },
+    }),
+  },
+};

@@ -1,0 +1,51 @@
+// useRcBlock answers, for every family that serves them: each block a relay chain
+// block included, answered as this chain's own block with the relay block it came
+// with, listed as sidecar lists them; and the parameters that ask for them.
+import { RELAY_SETTING } from '../config';
+import { badRequest } from '../errors';
+import type { CacheFact } from '../http/reply';
+import type { Included, RelayBlockRef, RelayLink } from '../services/relayLink';
+
+/** What useRcBlock=true reads: the link to the relay chain, 'unconfigured' when this chain could have one but none was set, 'relay' on its own routes. */
+export type RelayOption = RelayLink | 'unconfigured' | 'relay';
+
+/** `useRcBlockFormat`: how a useRcBlock answer is laid out; only with useRcBlock=true, as sidecar demands. */
+export function parseRcBlockFormat(raw: unknown, useRcBlock: boolean): 'array' | 'object' {
+  if (raw === undefined) return 'array';
+  if (!useRcBlock) throw badRequest('useRcBlockFormat parameter requires useRcBlock=true');
+  if (raw !== 'array' && raw !== 'object') throw badRequest('useRcBlockFormat must be either "array" or "object"');
+  return raw;
+}
+
+/** The relay link useRcBlock=true reads through, or the 400 saying why there is none. */
+export function relayLinkOf(relay: RelayOption | undefined): RelayLink {
+  if (relay === 'relay' || relay === undefined) throw badRequest('useRcBlock parameter is only supported for parachain (Asset Hub) endpoints');
+  if (relay === 'unconfigured') throw badRequest(`useRcBlock parameter requires a relay chain node: set ${RELAY_SETTING}`);
+  return relay;
+}
+
+/** One included block's answer (its JSON, and whether it came from the cache). */
+export interface Piece {
+  json: string;
+  cache?: CacheFact;
+}
+
+/** An included block's answer as sidecar lists it under useRcBlock: the answer, then the relay block it came with. */
+export function withRelayFields({ value, ahTimestamp }: Included<Piece>, relayBlock: RelayBlockRef): string {
+  const timestamp = ahTimestamp === undefined ? '' : `,"ahTimestamp":${JSON.stringify(ahTimestamp)}`;
+  return `${value.json.slice(0, -1)},"rcBlockHash":"${relayBlock.hash}","rcBlockNumber":"${relayBlock.number}"${timestamp}}`;
+}
+
+/** The list, or with useRcBlockFormat=object the list wrapped with the relay block. */
+export function relayAnswer(relayBlock: RelayBlockRef, items: Included<Piece>[], format: 'array' | 'object'): string {
+  const list = `[${items.map((item) => withRelayFields(item, relayBlock)).join(',')}]`;
+  if (format === 'array') return list;
+  const rcBlock = JSON.stringify({ hash: relayBlock.hash, parentHash: relayBlock.parentHash, number: String(relayBlock.number) });
+  return `{"rcBlock":${rcBlock},"parachainDataPerBlock":${list}}`;
+}
+
+/** Several blocks' cache facts as one: a miss if any was built. */
+export function combinedCache(items: Included<Piece>[]): CacheFact | undefined {
+  if (items.some(({ value }) => value.cache === 'miss')) return 'miss';
+  return items.some(({ value }) => value.cache === 'hit') ? 'hit' : undefined;
+}
