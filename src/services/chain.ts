@@ -13,8 +13,10 @@ import { ChainReads } from './blocks/chainReads';
 import { FeeDetailsKnowledge } from './feeRules';
 import { HashWindows } from './hashWindows';
 import type { FinalizedHead } from './finalizedHead';
+import { RuntimeMetadata } from './metadata';
 import { NodeFacts } from './nodeFacts';
 import { NodeReads } from './node/nodeReads';
+import { RuntimeCode } from './runtime/runtimeCode';
 import { RuntimeReads } from './runtime/runtimeReads';
 import { RuntimeRegistry } from './runtimes';
 import { TransactionMaterial } from './transaction/material';
@@ -37,15 +39,19 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   const windows = new HashWindows();
   // What the node says of itself is asked once for everyone: counted by none.
   const facts = new NodeFacts(node);
+  // Metadata and code builds in flight, joined by every request that asks for the same runtime's.
+  const metadataBuilds = new SingleFlight<string>();
+  const codeFetches = new SingleFlight<string>();
   const over = (rpc: NodeClient): ChainServices => {
     const ids = new BlockIds(rpc, finalized, cache, windows);
+    const metadata = new RuntimeMetadata(rpc, cache, metadataBuilds);
     return {
       ids,
       blocks: new BlocksService(rpc, runtimes, finalized, cache, genesisHash, ids, shared),
       reads: new ChainReads(rpc, runtimes, finalized, cache, ids),
-      runtime: new RuntimeReads(rpc, ids, cache, facts),
+      runtime: new RuntimeReads(rpc, ids, cache, facts, metadata, new RuntimeCode(rpc, cache, codeFetches)),
       node: new NodeReads(rpc, facts),
-      material: new TransactionMaterial(rpc, ids, cache, facts, genesisHash),
+      material: new TransactionMaterial(rpc, ids, cache, facts, metadata, genesisHash),
       forRequest: (stats) => over(node.forRequest(stats)),
     };
   };
