@@ -50,7 +50,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       blocks: new BlocksService(rpc, runtimes, finalized, cache, genesisHash, ids, shared),
       reads: new ChainReads(rpc, runtimes, finalized, cache, ids),
       runtime: new RuntimeReads(rpc, ids, cache, facts, metadata, new RuntimeCode(rpc, cache, codeFetches)),
-      node: new NodeReads(rpc, facts),
+      node: new NodeReads(rpc, facts, runtimes),
       material: new TransactionMaterial(rpc, ids, cache, facts, metadata, genesisHash),
       forRequest: (stats) => over(node.forRequest(stats)),
     };
