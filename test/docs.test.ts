@@ -90,6 +90,13 @@ describe('the OpenAPI document', () => {
       ['/transaction/material?at=2&metadata=scale', 'TransactionMaterial'],
       ['/transaction/material/v14?at=2', 'TransactionMaterial'],
       ['/transaction/material/v99', 'Error'],
+      ['/runtime/metadata?at=2', 'RuntimeMetadata'],
+      ['/runtime/metadata/versions', 'MetadataVersions'],
+      ['/runtime/metadata/v15?at=2', 'RuntimeMetadata'],
+      ['/runtime/metadata/v99', 'Error'],
+      ['/runtime/code?at=2', 'RuntimeCode'],
+      ['/node/transaction-pool?includeFee=true', 'TransactionPool'],
+      ['/node/transaction-pool?includeFee=maybe', 'Error'],
     );
     // Extrinsics found by hash: each seeded kind's, with and without options.
     for (const n of [manifest.blocks.transfers, manifest.blocks.multisigExecute, manifest.blocks.feeInAsset]) {
