@@ -55,7 +55,9 @@ function differences(a: unknown, b: unknown, path = '', found: string[] = [], li
     if (a !== b) found.push(path);
     return found;
   }
-  const keys = Array.isArray(a) ? [...Array(Math.max(a.length, (b as unknown[]).length)).keys()].map(String) : [...new Set([...Object.keys(a), ...Object.keys(b)])];
+  const keys = Array.isArray(a)
+    ? [...Array(Math.max(a.length, (b as unknown[]).length)).keys()].map(String)
+    : [...new Set([...Object.keys(a), ...Object.keys(b)])];
   if (!Array.isArray(a) && JSON.stringify(Object.keys(a)) !== JSON.stringify(Object.keys(b))) found.push(`${path} (key order)`);
   for (const key of keys) differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}.${key}`, found, limit);
   return found;

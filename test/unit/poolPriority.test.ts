@@ -40,7 +40,8 @@ describe('poolPriority', () => {
   it('adds an operational extrinsic\'s virtual tip, its fee times the multiplier, scaled alike; none when it pays no fee', () => {
     const inclusionFee = { baseFee: 100n, lenFee: 50n, adjustedWeightFee: 850n };
     // 2000 per block by weight; (10 + 1) * 2000 + (1000 + 10) * 5 * 2000.
-    expect(poolPriority(limits, { className: 'operational', weight: { refTime: 1_000_000_000n }, length: 100, tip: 10n, inclusionFee })).toBe(22_000n + 10_100_000n);
-    expect(poolPriority(limits, { className: 'operational', weight: { refTime: 1_000_000_000n }, length: 100, tip: 10n })).toBe(0n);
+    const operational = { className: 'operational', weight: { refTime: 1_000_000_000n }, length: 100, tip: 10n } as const;
+    expect(poolPriority(limits, { ...operational, inclusionFee })).toBe(22_000n + 10_100_000n);
+    expect(poolPriority(limits, operational)).toBe(0n);
   });
 });

@@ -81,7 +81,10 @@ export const RUNTIME_FAMILY: RouteFamily<RuntimeRouteName, RuntimeQueryName> = {
     MetadataVersions: { type: 'array', items: decimal, description: 'Oldest first' },
     RuntimeCode: closed({
       at: ref('At'),
-      code: { oneOf: [{ type: 'string', pattern: '^0x([0-9a-f]{2})*$' }, { type: 'null' }], description: 'The wasm blob as hex (null when the block has none)' },
+      code: {
+        oneOf: [{ type: 'string', pattern: '^0x([0-9a-f]{2})*$' }, { type: 'null' }],
+        description: 'The wasm blob as hex (null when the block has none)',
+      },
     }),
   },
 };
