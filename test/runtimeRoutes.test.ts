@@ -246,6 +246,7 @@ describe('/runtime/metadata/{metadataVersion}', () => {
     await compareError('/runtime/metadata/vx', 400);
     await compareError('/runtime/metadata/x15', 400, 500);
     await compareError('/runtime/metadata/v17', 400, 500);
+    await compareError('/runtime/metadata/v4294967296', 400, 500);
     // v0: sidecar skips its check of the offered versions and fails fetching it.
     expect(await compareError('/runtime/metadata/v0', 400, 500)).toBe('Version 0 of Metadata is not available.');
     await compareError('/runtime/metadata/v15?at=abc', 400);

@@ -72,6 +72,8 @@ export class RuntimeMetadata {
    * not offer, so its list of versions need not be asked first.
    */
   private async atVersion(hash: Hex, version: number): Promise<Hex> {
+    // A version no u32 holds is offered by no runtime (and cannot be asked for).
+    if (version > 0xffff_ffff) throw new NotAtThisBlockError(`Version ${version} of Metadata is not available.`);
     const registry = new TypeRegistry();
     const raw = await this.node.call('Metadata_metadata_at_version', u8aToHex(registry.createType('u32', version).toU8a()), hash).catch(noVersionsOrRethrow);
     const opaque = registry.createType('Option<OpaqueMetadata>', registry.createType('Raw', raw).toU8a());
