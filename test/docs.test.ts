@@ -96,6 +96,13 @@ describe('the OpenAPI document', () => {
       ['/accounts/abc/balance-info', 'Error'],
       ['/accounts/5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY/validate', 'AccountValidation'],
       ['/accounts/abc/validate', 'AccountValidation'],
+      ['/runtime/metadata?at=2', 'RuntimeMetadata'],
+      ['/runtime/metadata/versions', 'MetadataVersions'],
+      ['/runtime/metadata/v15?at=2', 'RuntimeMetadata'],
+      ['/runtime/metadata/v99', 'Error'],
+      ['/runtime/code?at=2', 'RuntimeCode'],
+      ['/node/transaction-pool?includeFee=true', 'TransactionPool'],
+      ['/node/transaction-pool?includeFee=maybe', 'Error'],
     );
     // Extrinsics found by hash: each seeded kind's, with and without options.
     for (const n of [manifest.blocks.transfers, manifest.blocks.multisigExecute, manifest.blocks.feeInAsset]) {

@@ -14,8 +14,10 @@ import { ChainReads } from './blocks/chainReads';
 import { FeeDetailsKnowledge } from './feeRules';
 import { HashWindows } from './hashWindows';
 import type { FinalizedHead } from './finalizedHead';
+import { RuntimeMetadata } from './metadata';
 import { NodeFacts } from './nodeFacts';
 import { NodeReads } from './node/nodeReads';
+import { RuntimeCode } from './runtime/runtimeCode';
 import { RuntimeReads } from './runtime/runtimeReads';
 import { RuntimeRegistry } from './runtimes';
 import { TransactionMaterial } from './transaction/material';
@@ -39,15 +41,19 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   const windows = new HashWindows();
   // What the node says of itself is asked once for everyone: counted by none.
   const facts = new NodeFacts(node);
+  // Metadata and code builds in flight, joined by every request that asks for the same runtime's.
+  const metadataBuilds = new SingleFlight<string>();
+  const codeFetches = new SingleFlight<string>();
   const over = (rpc: NodeClient): ChainServices => {
     const ids = new BlockIds(rpc, finalized, cache, windows);
+    const metadata = new RuntimeMetadata(rpc, cache, metadataBuilds);
     return {
       ids,
       blocks: new BlocksService(rpc, runtimes, finalized, cache, genesisHash, ids, shared),
       reads: new ChainReads(rpc, runtimes, finalized, cache, ids),
-      runtime: new RuntimeReads(rpc, ids, cache, facts),
-      node: new NodeReads(rpc, facts),
-      material: new TransactionMaterial(rpc, ids, cache, facts, genesisHash),
+      runtime: new RuntimeReads(rpc, ids, cache, facts, metadata, new RuntimeCode(rpc, cache, codeFetches)),
+      node: new NodeReads(rpc, facts, runtimes),
+      material: new TransactionMaterial(rpc, ids, cache, facts, metadata, genesisHash),
       accounts: new AccountBalances(rpc, ids, cache, runtimes),
       forRequest: (stats) => over(node.forRequest(stats)),
     };

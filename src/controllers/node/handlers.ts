@@ -16,5 +16,9 @@ export function nodeHandlers(chain: ChainServices, options: ParamOptions): Famil
       const { ignoredParams } = readParams(req, 'network');
       return { body: await chain.forRequest(req.stats).node.network(), ignoredParams };
     },
+    async transactionPool(req) {
+      const { flags, ignoredParams } = readParams(req, 'transactionPool');
+      return { body: await chain.forRequest(req.stats).node.transactionPool(flags.includeFee === true), ignoredParams };
+    },
   };
 }

@@ -1,8 +1,9 @@
 // The `/node` routes as data (see docs/adding-routes.md).
 import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
-import { closed } from '../../http/schemas';
+import { closed, decimal, hash, hex } from '../../http/schemas';
+import { MAX_POOL_FEES_PER_REQUEST } from '../../services/node/transactionPool';
 
-export type NodeQueryName = never;
+export type NodeQueryName = 'includeFee';
 
 export const NODE_ROUTES = {
   version: {
@@ -19,6 +20,16 @@ export const NODE_ROUTES = {
     response: 'NodeNetwork',
     errors: { 400: 'A malformed parameter (with FASTCAR_STRICT_PARAMS, one this route does not take)' },
   },
+  transactionPool: {
+    path: '/node/transaction-pool',
+    summary: "The extrinsics in the node's transaction pool, with their fees and priorities if asked",
+    description:
+      `With \`includeFee=true\`, the first ${MAX_POOL_FEES_PER_REQUEST} entries (in the node's order) get \`tip\`, \`priority\` and ` +
+      '`partialFee`, estimated at the best block; entries past them are listed without (each estimate is a runtime call on the node).',
+    query: ['includeFee'],
+    response: 'TransactionPool',
+    errors: { 400: 'A malformed `includeFee`' },
+  },
 } as const satisfies Record<string, RouteSpec<NodeQueryName>>;
 
 export type NodeRouteName = keyof typeof NODE_ROUTES;
@@ -28,9 +39,20 @@ const text = { type: 'string' };
 export const NODE_FAMILY: RouteFamily<NodeRouteName, NodeQueryName> = {
   tag: 'node',
   routes: NODE_ROUTES,
-  parameters: {} as Record<NodeQueryName, QueryParameter>,
+  parameters: {
+    includeFee: { type: 'boolean', default: false, description: "Add each extrinsic's tip, pool priority and fee estimate (`partialFee`)" },
+  } satisfies Record<NodeQueryName, QueryParameter>,
   pathParameters: {},
   schemas: {
+    TransactionPool: closed({
+      pool: {
+        type: 'array',
+        items: closed(
+          { hash, encodedExtrinsic: hex, tip: decimal, priority: decimal, partialFee: decimal },
+          ['hash', 'encodedExtrinsic'],
+        ),
+      },
+    }),
     NodeVersion: closed({ clientVersion: text, clientImplName: text, chain: text }),
     NodeNetwork: closed({
       nodeRoles: { type: 'array', items: { type: 'object' }, description: 'Each role as `{"full": null}`, `{"authority": null}`, `{"lightClient": null}`' },

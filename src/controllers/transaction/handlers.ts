@@ -1,32 +1,13 @@
 // HTTP for `/transaction`: each route reads its parameters, asks the services, and returns one answer value.
-import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import type { ChainServices } from '../../services/chain';
-import type { MetadataForm } from '../../services/transaction/material';
 import { replyAt } from '../answers';
-import { isUInt, parseAt, readFlags, type ParamOptions } from '../params';
+import { metadataFormOf, metadataVersionOf } from '../metadataParams';
+import { parseAt, readFlags, type ParamOptions } from '../params';
 import { TRANSACTION_FAMILY, type TransactionRouteName } from './routes';
 
 /** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
 const FORMAT_VERSION = 1;
-
-/** `metadata`: absent, or a form sidecar knows (its message where it answers 500). */
-function metadataFormOf(raw: unknown): MetadataForm | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  if (raw === 'json' || raw === 'scale') return raw;
-  throw badRequest('Invalid inputted value for the `metadata` query param. Options are `scale` or `json`.');
-}
-
-/** `vN`: the number sidecar reads from it, with its messages. */
-function metadataVersionOf(raw: string): number {
-  const digits = raw.slice(1);
-  const version = Number(digits);
-  if (!isUInt(version)) throw badRequest(`Version ${digits} of metadata provided is not a number.`);
-  if (!/^[vV][0-9]+$/.test(raw)) {
-    throw badRequest(`${raw} input is not of the expected 'vX' format, where 'X' represents the version number (examples: 'v14', 'v15').`);
-  }
-  return version;
-}
 
 export function transactionHandlers(chain: ChainServices, options: ParamOptions): FamilyHandlers<TransactionRouteName> {
   const readParams = (req: RouteRequest, route: TransactionRouteName) =>
@@ -42,8 +23,7 @@ export function transactionHandlers(chain: ChainServices, options: ParamOptions)
     async materialAtVersion(req) {
       const { ignoredParams } = readParams(req, 'materialAtVersion');
       const at = parseAt(req.query.at);
-      const raw = typeof req.params.metadataVersion === 'string' ? req.params.metadataVersion : '';
-      const version = metadataVersionOf(raw);
+      const version = metadataVersionOf(req.params.metadataVersion);
       const form = metadataFormOf(req.query.metadata);
       const answer = await chain.forRequest(req.stats).material.materialAtVersion(at, version, form);
       return replyAt(answer, `material-v${version}-${form ?? 'json'}-${FORMAT_VERSION}`, ignoredParams);

@@ -5,6 +5,8 @@ import type { NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import type { RuntimeVersionJson } from '../blockAt';
 import type { NodeFacts } from '../nodeFacts';
+import type { RuntimeRegistry } from '../runtimes';
+import { TransactionPool } from './transactionPool';
 
 /** What sidecar says when the node refuses system_peers (an unsafe method most public nodes keep off). */
 const NO_PEERS = 'Cannot query system_peers from node.';
@@ -13,7 +15,13 @@ export class NodeReads {
   constructor(
     private readonly node: NodeClient,
     private readonly facts: NodeFacts,
+    private readonly runtimes: RuntimeRegistry,
   ) {}
+
+  /** The pending extrinsics; `includeFee`, with their tips, fee estimates and priorities (./transactionPool.ts). */
+  transactionPool(includeFee: boolean): Promise<string> {
+    return new TransactionPool(this.node, this.runtimes).list(includeFee);
+  }
 
   /** The node's software, its runtime's implementation (at its best block) and its chain. */
   async version(): Promise<string> {
