@@ -18,6 +18,8 @@ import { NodeReads } from './node/nodeReads';
 import { RuntimeReads } from './runtime/runtimeReads';
 import { RuntimeRegistry } from './runtimes';
 import { TransactionMaterial } from './transaction/material';
+import { FeeEstimates } from './transaction/feeEstimate';
+import { TransactionSubmitter } from './transaction/submit';
 
 export interface ChainServices {
   ids: BlockIds;
@@ -26,6 +28,8 @@ export interface ChainServices {
   runtime: RuntimeReads;
   node: NodeReads;
   material: TransactionMaterial;
+  feeEstimates: FeeEstimates;
+  submitter: TransactionSubmitter;
   /** The same services for one request: their node calls counted in `stats`. */
   forRequest(stats: RequestStats): ChainServices;
 }
@@ -46,6 +50,8 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       runtime: new RuntimeReads(rpc, ids, cache, facts),
       node: new NodeReads(rpc, facts),
       material: new TransactionMaterial(rpc, ids, cache, facts, genesisHash),
+      feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes),
+      submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
       forRequest: (stats) => over(node.forRequest(stats)),
     };
   };

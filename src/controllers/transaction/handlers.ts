@@ -5,6 +5,7 @@ import type { ChainServices } from '../../services/chain';
 import type { MetadataForm } from '../../services/transaction/material';
 import { replyAt } from '../answers';
 import { isUInt, parseAt, readFlags, type ParamOptions } from '../params';
+import { txHexOf } from '../../services/transaction/submittedTx';
 import { TRANSACTION_FAMILY, type TransactionRouteName } from './routes';
 
 /** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
@@ -47,6 +48,18 @@ export function transactionHandlers(chain: ChainServices, options: ParamOptions)
       const form = metadataFormOf(req.query.metadata);
       const answer = await chain.forRequest(req.stats).material.materialAtVersion(at, version, form);
       return replyAt(answer, `material-v${version}-${form ?? 'json'}-${FORMAT_VERSION}`, ignoredParams);
+    },
+    async feeEstimate(req) {
+      const { ignoredParams } = readParams(req, 'feeEstimate');
+      const tx = txHexOf(req.body);
+      const json = await chain.forRequest(req.stats).feeEstimates.estimate(tx, tx);
+      return { body: json, ignoredParams };
+    },
+    async submit(req) {
+      const { ignoredParams } = readParams(req, 'submit');
+      const tx = txHexOf(req.body);
+      const hash = await chain.forRequest(req.stats).submitter.submit(tx, tx);
+      return { body: JSON.stringify({ hash }), ignoredParams };
     },
   };
 }

@@ -1,0 +1,252 @@
+// The POST routes of /transaction against sidecar's final line, 20.14.1, on the same
+// devnet: fee estimates (equal to sidecar's, to the fee the block reports once the same
+// transaction lands, one node call and then none), submission (the transaction lands in
+// the next block, the node's refusals named), and every fault of a body refused before
+// the node is asked: not JSON, another content type, too large, too slow, no `tx`, a
+// `tx` that is not hex or not an extrinsic.
+import { request } from 'node:http';
+import { blake2AsHex } from '@polkadot/util-crypto';
+
+import type { Devnet } from '../devnet/chain';
+import { startFastcarOn } from '../harness/fastcar';
+import { getJson } from '../harness/http';
+import { startSidecar, type Peer } from '../harness/processes';
+import { MAX_JSON_BODY_BYTES } from '../src/http/requestBody';
+import type { Fastcar } from '../src/server';
+import { startDevnet } from './support/devnet';
+import { devnetSigner, type Signer } from './support/signer';
+
+const UNIT = 10n ** 12n;
+
+let devnet: Devnet;
+let signer: Signer;
+let sidecar: Peer;
+let fastcar: Fastcar;
+
+beforeAll(async () => {
+  ({ devnet } = await startDevnet());
+  [signer, sidecar, fastcar] = await Promise.all([
+    devnetSigner(devnet.wsUrl),
+    startSidecar(devnet.wsUrl, '/runtime/spec', {}, 20),
+    // A short request timeout, so that a body sent too slowly is seen cut within the test.
+    startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0', FASTCAR_REQUEST_TIMEOUT_MS: '2000', FASTCAR_HEADERS_TIMEOUT_MS: '1000' }),
+  ]);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all([sidecar?.stop(), fastcar?.close(), signer?.close()]);
+  await devnet?.close();
+});
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  calls: number;
+}
+
+async function post(base: string, path: string, body: unknown, contentType = 'application/json'): Promise<Answer> {
+  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await response.text();
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    parsed = { text };
+  }
+  return { status: response.status, body: parsed, calls: Number(response.headers.get('x-rpc-calls') ?? NaN) };
+}
+
+/** A raw request whose body is written by `write`; resolves to the status (or 0 when the connection ended without one) and the time it took. */
+function rawPost(path: string, headers: Record<string, string | number>, write: (req: ReturnType<typeof request>) => void): Promise<{ status: number; body: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const url = new URL(fastcar.url + path);
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, agent: false });
+    let settled = false;
+    const done = (status: number, body: string) => {
+      if (settled) return;
+      settled = true;
+      resolve({ status, body, ms: Date.now() - started });
+    };
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => done(res.statusCode ?? 0, body));
+      res.on('error', () => done(res.statusCode ?? 0, body));
+    });
+    req.on('error', () => done(0, ''));
+    write(req);
+  });
+}
+
+/** Sidecar's tx error without its stack, and with fastcar's `reason` when it named one. */
+function withoutStack(body: Record<string, unknown>, reason?: string): Record<string, unknown> {
+  const { stack: _stack, ...rest } = body;
+  return reason ? { ...rest, reason } : rest;
+}
+
+let estimated: Record<string, unknown>;
+let transfer: `0x${string}`;
+
+describe('POST /transaction/fee-estimate', () => {
+  it("equals sidecar's estimate, costs one node call, then none for the same transaction at the same block", async () => {
+    transfer = await signer.transfer(3n * UNIT);
+    // Another transaction first: the finalized block's runtime version is then known, as it is once anything is read there.
+    const warm = await post(fastcar.url, '/transaction/fee-estimate', { tx: await signer.remark(8) });
+    expect(warm.status).toBe(200);
+
+    const ours = await post(fastcar.url, '/transaction/fee-estimate', { tx: transfer });
+    const theirs = await post(sidecar.url, '/transaction/fee-estimate', { tx: transfer });
+    expect(theirs.status).toBe(200);
+    expect(ours).toEqual({ status: 200, body: theirs.body, calls: 1 });
+    expect(Object.keys(ours.body)).toEqual(['weight', 'class', 'partialFee']);
+
+    const again = await post(fastcar.url, '/transaction/fee-estimate', { tx: transfer });
+    expect(again).toEqual({ status: 200, body: theirs.body, calls: 0 });
+    estimated = ours.body;
+  });
+
+  it("refuses a hex that is not an extrinsic before asking the node, in sidecar's shape without its stack", async () => {
+    for (const tx of ['0x1234', '0x0a03008eaf04151687736326c9fea17e25fc5287613693c912909cb226aa4794f26a48070010a5d4e8']) {
+      const ours = await post(fastcar.url, '/transaction/fee-estimate', { tx });
+      const theirs = await post(sidecar.url, '/transaction/fee-estimate', { tx });
+      expect({ tx, status: ours.status, calls: ours.calls }).toEqual({ tx, status: 400, calls: 0 });
+      expect(theirs.status).toBe(400);
+      expect(Object.keys(ours.body)).toEqual(['code', 'error', 'transaction', 'cause', 'at']);
+      expect({ ...ours.body, cause: undefined }).toEqual({ ...withoutStack(theirs.body), cause: undefined });
+      expect(String(ours.body.cause)).toMatch(/length less than remainder/);
+    }
+  });
+});
+
+describe('bodies refused before the node is asked', () => {
+  const routes = ['/transaction/fee-estimate', '/transaction'];
+
+  it('answers every fault of a body with a clear 4xx and no node call, on both routes', async () => {
+    const cases: [string, unknown, string, number, RegExp][] = [
+      ['not JSON', '{"tx": "0x12', 'application/json', 400, /not valid JSON/],
+      ['empty', '', 'application/json', 400, /empty/],
+      ['wrong content type', JSON.stringify({ tx: transfer }), 'text/plain', 415, /Content-Type: application\/json/],
+      ['form content type', `tx=${transfer}`, 'application/x-www-form-urlencoded', 415, /Content-Type: application\/json/],
+      ['missing tx', {}, 'application/json', 400, /Missing field `tx`/],
+      ['not an object', [transfer], 'application/json', 400, /Missing field `tx`/],
+      ['tx not a string', { tx: 5 }, 'application/json', 400, /0x-prefixed hex/],
+      ['tx not hex', { tx: 'hello' }, 'application/json', 400, /0x-prefixed hex/],
+      ['tx of half a byte', { tx: '0x123' }, 'application/json', 400, /0x-prefixed hex/],
+      ['hex not an extrinsic', { tx: '0x1234' }, 'application/json', 400, /length less than remainder/],
+    ];
+    for (const path of routes) {
+      for (const [name, body, type, status, message] of cases) {
+        const answer = await post(fastcar.url, path, body, type);
+        expect({ path, name, status: answer.status, calls: answer.calls }).toEqual({ path, name, status, calls: 0 });
+        expect({ path, name, message: String(answer.body.message ?? answer.body.cause) }).toEqual({ path, name, message: expect.stringMatching(message) });
+        expect(answer.body.stack).toBeUndefined();
+      }
+    }
+  });
+
+  it('refuses a body announced too large at once, and one that grows too large as it arrives', async () => {
+    const announced = await rawPost('/transaction', { 'content-type': 'application/json', 'content-length': MAX_JSON_BODY_BYTES + 1 }, (req) => req.write('{"tx":"0x'));
+    expect(announced.status).toBe(413);
+    expect(JSON.parse(announced.body).message).toContain(`larger than ${MAX_JSON_BODY_BYTES} bytes`);
+
+    const chunk = 'ab'.repeat(256 * 1024);
+    const grown = await rawPost('/transaction/fee-estimate', { 'content-type': 'application/json' }, (req) => {
+      req.write('{"tx":"0x');
+      const more = () => {
+        if (req.destroyed) return;
+        if (req.write(chunk)) setImmediate(more);
+        else req.once('drain', more);
+      };
+      more();
+      req.on('error', () => undefined);
+    });
+    expect(grown.status).toBe(413);
+    // Still answering after both.
+    expect((await getJson(`${fastcar.url}/node/version`)).status).toBe(200);
+  });
+
+  it('cuts a body that arrives too slowly at the request timeout, and goes on after a client that left mid-body', async () => {
+    const slow = await rawPost('/transaction', { 'content-type': 'application/json', 'content-length': 200 }, (req) => req.write('{"tx":"0x'));
+    expect([408, 0]).toContain(slow.status);
+    expect(slow.ms).toBeGreaterThanOrEqual(1500);
+    expect(slow.ms).toBeLessThan(6000);
+
+    await new Promise<void>((resolve) => {
+      const url = new URL(fastcar.url);
+      const req = request({ host: url.hostname, port: url.port, path: '/transaction', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 200 } });
+      req.on('error', () => resolve());
+      req.write('{"tx":"0x12', () => setTimeout(() => (req.destroy(), resolve()), 100));
+    });
+    expect((await post(fastcar.url, '/transaction/fee-estimate', { tx: '0x1234' })).status).toBe(400);
+  });
+
+  it('serves POST routes under /v1 and through Express for other spellings, and only to POST', async () => {
+    expect((await post(fastcar.url, '/v1/transaction/fee-estimate', { tx: transfer })).body).toEqual(estimated);
+    expect((await post(fastcar.url, '/transaction/fee-estimate/', { tx: transfer })).body).toEqual(estimated);
+    expect((await getJson(`${fastcar.url}/transaction/fee-estimate`)).status).toBe(404);
+    expect((await post(fastcar.url, '/transaction/material', { tx: transfer })).status).toBe(404);
+  });
+});
+
+describe('POST /transaction', () => {
+  it('submits once: the transaction lands in the next block with the fee estimated for it, and the balance moves', async () => {
+    const bob = signer.bob.address;
+    const before = ((await signer.api.query.system.account(bob)) as unknown as { data: { free: { toBigInt(): bigint } } }).data.free.toBigInt();
+    const submitted = await post(fastcar.url, '/transaction', { tx: transfer });
+    expect(submitted).toEqual({ status: 200, body: { hash: blake2AsHex(transfer, 256) }, calls: 1 });
+
+    const block = await devnet.chain.newBlock();
+    const extrinsics = await block.extrinsics;
+    expect(extrinsics).toContain(transfer);
+    const after = ((await signer.api.query.system.account(bob)) as unknown as { data: { free: { toBigInt(): bigint } } }).data.free.toBigInt();
+    expect(after - before).toBe(3n * UNIT);
+
+    const answer = await getJson(`${fastcar.url}/blocks/${block.number}`);
+    const landed = (answer.body as { extrinsics: { hash: string; info: Record<string, unknown> }[] }).extrinsics.find((e) => e.hash === submitted.body.hash);
+    expect(landed?.info.partialFee).toBe(estimated.partialFee);
+  });
+
+  it("names the node's refusals: a transaction already in a block (stale nonce), a bad signature", async () => {
+    // The same transaction again: its nonce is used now.
+    const ours = await post(fastcar.url, '/transaction', { tx: transfer });
+    const theirs = await post(sidecar.url, '/transaction', { tx: transfer });
+    expect(theirs.status).toBe(400);
+    expect(ours.status).toBe(400);
+    expect(ours.body).toEqual(withoutStack(theirs.body, 'stale'));
+
+    // One bit of the signature changed (the signature starts after the length, version, address type and 32-byte address).
+    const fresh = await signer.transfer(UNIT);
+    const at = 2 * (2 + 1 + 1 + 32 + 1) + 2 + 10;
+    const forged = `${fresh.slice(0, at)}${(parseInt(fresh[at], 16) ^ 1).toString(16)}${fresh.slice(at + 1)}` as `0x${string}`;
+    const badOurs = await post(fastcar.url, '/transaction', { tx: forged });
+    const badTheirs = await post(sidecar.url, '/transaction', { tx: forged });
+    expect(badTheirs.status).toBe(400);
+    expect(badOurs.body).toEqual(withoutStack(badTheirs.body, 'badProof'));
+    expect(Object.keys(badOurs.body)).toEqual(['code', 'error', 'transaction', 'cause', 'reason']);
+  });
+
+  it('refuses a hex that is not an extrinsic without sending it, as sidecar words it', async () => {
+    const call = '0x0a03008eaf04151687736326c9fea17e25fc5287613693c912909cb226aa4794f26a48070010a5d4e8';
+    const ours = await post(fastcar.url, '/transaction', { tx: call });
+    const theirs = await post(sidecar.url, '/transaction', { tx: call });
+    expect(theirs.status).toBe(400);
+    expect({ ...ours.body, cause: undefined }).toEqual({ ...withoutStack(theirs.body), cause: undefined });
+    expect(ours.body.cause).toContain('length less than remainder');
+  });
+});
+
+describe('the rate limit', () => {
+  it('counts POST requests like any other', async () => {
+    const limited = await startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0', FASTCAR_RATE_LIMIT_PER_IP: '2' });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await post(limited.url, '/transaction/fee-estimate', { tx: '0x1234' })).status);
+      expect(statuses).toContain(429);
+      expect(statuses).toContain(400);
+    } finally {
+      await limited.close();
+    }
+  });
+});
