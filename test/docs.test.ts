@@ -48,7 +48,8 @@ describe('the OpenAPI document', () => {
   it('describes every route the router serves, with its parameters', () => {
     for (const route of ROUTE_FAMILIES.flatMap((family) => Object.values(family.routes))) {
       const path = route.path.replace(/:(\w+)/g, '{$1}');
-      const operation = document.paths[path]?.[route.method === 'POST' ? ('post' as 'get') : 'get'] as unknown as { parameters: { name: string; in: string }[] };
+      const method = route.method === 'POST' ? ('post' as 'get') : 'get';
+      const operation = document.paths[path]?.[method] as unknown as { parameters: { name: string; in: string }[] };
       expect([path, operation?.parameters.filter((p) => p.in === 'query').map((p) => p.name)]).toEqual([path, [...route.query]]);
     }
   });

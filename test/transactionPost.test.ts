@@ -45,7 +45,8 @@ interface Answer {
 }
 
 async function post(base: string, path: string, body: unknown, contentType = 'application/json'): Promise<Answer> {
-  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const sent = typeof body === 'string' ? body : JSON.stringify(body);
+  const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': contentType }, body: sent });
   const text = await response.text();
   let parsed: Record<string, unknown>;
   try {
@@ -57,7 +58,11 @@ async function post(base: string, path: string, body: unknown, contentType = 'ap
 }
 
 /** A raw request whose body is written by `write`; resolves to the status (or 0 when the connection ended without one) and the time it took. */
-function rawPost(path: string, headers: Record<string, string | number>, write: (req: ReturnType<typeof request>) => void): Promise<{ status: number; body: string; ms: number }> {
+function rawPost(
+  path: string,
+  headers: Record<string, string | number>,
+  write: (req: ReturnType<typeof request>) => void,
+): Promise<{ status: number; body: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
     const url = new URL(fastcar.url + path);
@@ -147,7 +152,8 @@ describe('bodies refused before the node is asked', () => {
   });
 
   it('refuses a body announced too large at once, and one that grows too large as it arrives', async () => {
-    const announced = await rawPost('/transaction', { 'content-type': 'application/json', 'content-length': MAX_JSON_BODY_BYTES + 1 }, (req) => req.write('{"tx":"0x'));
+    const tooLong = { 'content-type': 'application/json', 'content-length': MAX_JSON_BODY_BYTES + 1 };
+    const announced = await rawPost('/transaction', tooLong, (req) => req.write('{"tx":"0x'));
     expect(announced.status).toBe(413);
     expect(JSON.parse(announced.body).message).toContain(`larger than ${MAX_JSON_BODY_BYTES} bytes`);
 
@@ -175,7 +181,8 @@ describe('bodies refused before the node is asked', () => {
 
     await new Promise<void>((resolve) => {
       const url = new URL(fastcar.url);
-      const req = request({ host: url.hostname, port: url.port, path: '/transaction', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 200 } });
+      const headers = { 'content-type': 'application/json', 'content-length': 200 };
+      const req = request({ host: url.hostname, port: url.port, path: '/transaction', method: 'POST', headers });
       req.on('error', () => resolve());
       req.write('{"tx":"0x12', () => setTimeout(() => (req.destroy(), resolve()), 100));
     });
@@ -187,6 +194,84 @@ describe('bodies refused before the node is asked', () => {
     expect((await post(fastcar.url, '/transaction/fee-estimate/', { tx: transfer })).body).toEqual(estimated);
     expect((await getJson(`${fastcar.url}/transaction/fee-estimate`)).status).toBe(404);
     expect((await post(fastcar.url, '/transaction/material', { tx: transfer })).status).toBe(404);
+  });
+});
+
+describe('POST /transaction/dry-run', () => {
+  const dry = (base: string, body: Record<string, unknown>) => post(base, '/transaction/dry-run', body);
+
+  it("answers as sidecar 20 for a call that succeeds, one whose dispatch fails, a bad origin and a remark, in one wave", async () => {
+    const { api, alice, bob } = signer;
+    const calls = {
+      transfer: api.tx.balances.transferKeepAlive(bob.address, UNIT).method.toHex(),
+      tooMuch: api.tx.balances.transferKeepAlive(bob.address, 10n ** 30n).method.toHex(),
+      forceTransfer: api.tx.balances.forceTransfer(bob.address, bob.address, 1n).method.toHex(),
+      remark: api.tx.system.remark('0x1234').method.toHex(),
+    };
+    const resultTypes: string[] = [];
+    for (const [name, tx] of Object.entries(calls)) {
+      const body = { tx, senderAddress: alice.address };
+      const [ours, theirs] = [await dry(fastcar.url, body), await dry(sidecar.url, body)];
+      expect({ name, status: theirs.status }).toEqual({ name, status: 200 });
+      expect({ name, ours: ours.body, status: ours.status }).toEqual({ name, ours: theirs.body, status: 200 });
+      resultTypes.push((ours.body.result as { resultType: string }).resultType);
+      const again = await fetch(`${fastcar.url}/transaction/dry-run`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(again.headers.get('x-rpc-waves')).toBe('1');
+    }
+    expect(resultTypes).toEqual(['DispatchOutcome', 'DispatchError', 'DispatchError', 'DispatchOutcome']);
+  });
+
+  it("sends XCM in the chain's safe version where sidecar sends 0: sidecar's answer when given that version", async () => {
+    const { api, alice } = signer;
+    const safe = ((await api.query.polkadotXcm.safeXcmVersion()) as unknown as { unwrap(): { toNumber(): number } }).unwrap().toNumber();
+    const xcmSend = '0x1f0004010004040a';
+    const ours = await dry(fastcar.url, { tx: xcmSend, senderAddress: alice.address });
+    const sidecarDefault = await dry(sidecar.url, { tx: xcmSend, senderAddress: alice.address });
+    const sidecarSafe = await dry(sidecar.url, { tx: xcmSend, senderAddress: alice.address, xcmVersion: safe });
+    expect((sidecarDefault.body.result as { result: unknown }).result).toBe('VersionedConversionFailed');
+    expect(ours.body).toEqual(sidecarSafe.body);
+    expect((ours.body.result as { resultType: string }).resultType).toBe('DispatchOutcome');
+    // A version the client names is used as it is.
+    const named = { tx: xcmSend, senderAddress: alice.address, xcmVersion: 99 };
+    expect((await dry(fastcar.url, named)).body).toEqual((await dry(sidecar.url, named)).body);
+  });
+
+  it('refuses a bad sender, a call the runtime cannot read and a missing field before asking the node, as sidecar does', async () => {
+    const { alice } = signer;
+    const cases: [string, Record<string, unknown>][] = [
+      ['bad sender', { tx: '0x0000081234', senderAddress: 'xyz' }],
+      ['not a call', { tx: '0x1234', senderAddress: alice.address }],
+      ['a signed extrinsic', { tx: transfer, senderAddress: alice.address }],
+    ];
+    for (const [name, body] of cases) {
+      const ours = await dry(fastcar.url, body);
+      const theirs = await dry(sidecar.url, body);
+      expect({ name, status: ours.status, calls: ours.calls }).toEqual({ name, status: 400, calls: 0 });
+      expect({ name, status: theirs.status }).toEqual({ name, status: 400 });
+      expect(Object.keys(ours.body)).toEqual(['code', 'error', 'transaction', 'cause', 'at']);
+      expect({ name, ...ours.body, cause: undefined }).toEqual({ name, ...withoutStack(theirs.body), cause: undefined });
+    }
+    const missing = [
+      [{ senderAddress: alice.address }, 'Missing field `tx` on request body.'],
+      [{ tx: '0x0000081234' }, 'Missing field `senderAddress` on request body.'],
+    ] as const;
+    for (const [body, message] of missing) {
+      const ours = await dry(fastcar.url, body);
+      const theirs = await dry(sidecar.url, body);
+      expect({ ours: ours.body, status: ours.status }).toEqual({ ours: { code: 400, message }, status: 400 });
+      expect(theirs.body.message).toBe(message);
+    }
+  });
+
+  it('runs at the block `at` names and says so', async () => {
+    const answer = await dry(fastcar.url, { tx: '0x0000081234', senderAddress: signer.alice.address, at: '5' });
+    expect(answer.status).toBe(200);
+    expect((answer.body.at as { height: string }).height).toBe('5');
+    expect((await dry(fastcar.url, { tx: '0x0000081234', senderAddress: signer.alice.address, at: 'abc' })).status).toBe(400);
   });
 });
 

@@ -89,7 +89,8 @@ function operation(name: string, route: RouteSpec, family: RouteFamily): Record<
   if (route.cacheable) responses[304] = { description: 'Not modified (If-None-Match matched the ETag)' };
   const described = route.description === undefined ? {} : { description: route.description };
   const body = route.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: ref(route.requestBody) } } } } : {};
-  return { operationId: name, summary: route.summary, ...described, tags: [route.tag ?? family.tag], parameters: parametersOf(route, family), ...body, responses };
+  const parameters = parametersOf(route, family);
+  return { operationId: name, summary: route.summary, ...described, tags: [route.tag ?? family.tag], parameters, ...body, responses };
 }
 
 /** The document for `families`, each route under its path (with `{name}` for a path parameter). */

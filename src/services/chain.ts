@@ -20,6 +20,8 @@ import { RuntimeRegistry } from './runtimes';
 import { TransactionMaterial } from './transaction/material';
 import { FeeEstimates } from './transaction/feeEstimate';
 import { TransactionSubmitter } from './transaction/submit';
+import { DryRuns } from './transaction/dryRun';
+import { SafeXcmVersions } from './transaction/safeXcmVersion';
 
 export interface ChainServices {
   ids: BlockIds;
@@ -30,6 +32,7 @@ export interface ChainServices {
   material: TransactionMaterial;
   feeEstimates: FeeEstimates;
   submitter: TransactionSubmitter;
+  dryRuns: DryRuns;
   /** The same services for one request: their node calls counted in `stats`. */
   forRequest(stats: RequestStats): ChainServices;
 }
@@ -41,6 +44,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   const windows = new HashWindows();
   // What the node says of itself is asked once for everyone: counted by none.
   const facts = new NodeFacts(node);
+  const xcmVersions = new SafeXcmVersions();
   const over = (rpc: NodeClient): ChainServices => {
     const ids = new BlockIds(rpc, finalized, cache, windows);
     return {
@@ -52,6 +56,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       material: new TransactionMaterial(rpc, ids, cache, facts, genesisHash),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
+      dryRuns: new DryRuns(rpc, ids, cache, runtimes, xcmVersions),
       forRequest: (stats) => over(node.forRequest(stats)),
     };
   };

@@ -43,7 +43,27 @@ export const TRANSACTION_ROUTES = {
     query: [],
     requestBody: 'TransactionBody',
     response: 'TransactionFeeEstimate',
-    errors: { 400: 'A body without a hex `tx`, not JSON, or whose `tx` is not an extrinsic of the runtime (TransactionError, the node not asked); the runtime refusing it' },
+    errors: {
+      400: 'A body without a hex `tx`, not JSON, or whose `tx` is not an extrinsic of the runtime (TransactionError, the node not asked); ' +
+        'the runtime refusing it',
+    },
+    otherErrors: POST_BODY_ERRORS,
+  },
+  dryRun: {
+    path: '/transaction/dry-run',
+    method: 'POST',
+    summary:
+      "A call dry-run by a sender (the runtime's DryRunApi_dry_run_call) at `at` (the finalized head when absent), " +
+      "its results in the chain's safe XCM version",
+    query: [],
+    requestBody: 'DryRunBody',
+    response: 'TransactionDryRun',
+    errors: {
+      400:
+        'A body without a hex `tx` or a `senderAddress`, not JSON, a malformed `at` or `xcmVersion`; ' +
+        'a call or sender the runtime cannot read (TransactionError, the node not asked); a runtime without DryRunApi',
+      404: 'No block with the hash `at` names',
+    },
     otherErrors: POST_BODY_ERRORS,
   },
   submit: {
@@ -54,9 +74,13 @@ export const TRANSACTION_ROUTES = {
     requestBody: 'TransactionBody',
     response: 'TransactionHash',
     errors: {
-      400: "A body without a hex `tx`, not JSON, or whose `tx` is not an extrinsic (the node not asked); the node's refusal, named in `reason` (badProof, stale, future, alreadyImported, temporarilyBanned, poolFull, payment, ...)",
+      400:
+        "A body without a hex `tx`, not JSON, or whose `tx` is not an extrinsic (the node not asked); the node's refusal, " +
+        'named in `reason` (badProof, stale, future, alreadyImported, temporarilyBanned, poolFull, payment, ...)',
     },
-    unavailable: 'The node is unavailable; if it went away with the submission in flight, the transaction may or may not have been submitted (the message says so)',
+    unavailable:
+      'The node is unavailable; if it went away with the submission in flight, the transaction may or may not have been submitted ' +
+      '(the message says so)',
     otherErrors: { ...POST_BODY_ERRORS, 504: 'The node did not confirm in time: the transaction may or may not have been submitted' },
   },
 } as const satisfies Record<string, RouteSpec<TransactionQueryName>>;
@@ -72,6 +96,22 @@ export const TRANSACTION_FAMILY: RouteFamily<TransactionRouteName, TransactionQu
     At: AT_SCHEMA,
     TransactionBody: closed({ tx: { ...hex, description: 'A signed extrinsic, SCALE-encoded, as 0x hex' } }),
     TransactionHash: closed({ hash }),
+    DryRunBody: closed(
+      {
+        tx: { ...hex, description: 'A call, SCALE-encoded, as 0x hex (not a signed extrinsic)' },
+        senderAddress: { type: 'string', description: 'The account the call is dry-run as (SS58)' },
+        at: { type: 'string', description: 'A height or block hash; the finalized head when absent (or not a string)' },
+        xcmVersion: { type: ['integer', 'string'], description: "The XCM version of the run's results; the chain's safe version when absent or 0" },
+      },
+      ['tx', 'senderAddress'],
+    ),
+    TransactionDryRun: closed({
+      at: ref('At'),
+      result: closed({
+        resultType: { enum: ['DispatchOutcome', 'DispatchError', 'InvalidTransaction'] },
+        result: { description: 'DispatchOutcome: the post-dispatch info; DispatchError: `{postInfo, error}`; InvalidTransaction: the XCM dry-run error' },
+      }),
+    }),
     TransactionFeeEstimate: closed({
       weight: { oneOf: [decimal, closed({ refTime: decimal, proofSize: decimal })] },
       class: { type: 'string' },

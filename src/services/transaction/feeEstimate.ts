@@ -42,7 +42,8 @@ export class FeeEstimates {
     if (refused) throw new TransactionError(CANNOT_ESTIMATE, sent, refused, at);
     let info;
     try {
-      info = await queryInfo({ node: this.node, registry: runtime.registry, parentHash: block.hash, hasTransactionPaymentApi: runtime.hasTransactionPaymentApi }, bytes);
+      const { registry, hasTransactionPaymentApi } = runtime;
+      info = await queryInfo({ node: this.node, registry, parentHash: block.hash, hasTransactionPaymentApi }, bytes);
     } catch (error) {
       // The runtime's own refusal (say, a call it cannot read): the transaction's fault, not the node's.
       if (error instanceof NodeRpcError) throw new TransactionError(CANNOT_ESTIMATE, sent, error.message, at);
