@@ -92,6 +92,8 @@ function withoutStack(body: Record<string, unknown>, reason?: string): Record<st
 }
 
 let estimated: Record<string, unknown>;
+/** The block the submitted transfer landed in. */
+let landedIn = 0;
 let transfer: `0x${string}`;
 
 describe('POST /transaction/fee-estimate', () => {
@@ -283,6 +285,7 @@ describe('POST /transaction', () => {
     expect(submitted).toEqual({ status: 200, body: { hash: blake2AsHex(transfer, 256) }, calls: 1 });
 
     const block = await devnet.chain.newBlock();
+    landedIn = block.number;
     const extrinsics = await block.extrinsics;
     expect(extrinsics).toContain(transfer);
     const after = ((await signer.api.query.system.account(bob)) as unknown as { data: { free: { toBigInt(): bigint } } }).data.free.toBigInt();
@@ -291,6 +294,23 @@ describe('POST /transaction', () => {
     const answer = await getJson(`${fastcar.url}/blocks/${block.number}`);
     const landed = (answer.body as { extrinsics: { hash: string; info: Record<string, unknown> }[] }).extrinsics.find((e) => e.hash === submitted.body.hash);
     expect(landed?.info.partialFee).toBe(estimated.partialFee);
+  });
+
+  it("estimates at a finalized block nothing has read yet with its runtime version asked in the estimate's own wave", async () => {
+    // fastcar follows the new block as its finalized head, and knows its hash (a read at that height).
+    for (let tries = 0; tries < 50; tries++) {
+      if (Number(((await getJson(`${fastcar.url}/blocks/head/header`)).body as { number: string }).number) === landedIn) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await getJson(`${fastcar.url}/blocks/${landedIn}/header`)).status).toBe(200);
+    const tx = await signer.remark(16);
+    const request = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx }) };
+    const first = await fetch(`${fastcar.url}/transaction/fee-estimate`, request);
+    const theirs = await post(sidecar.url, '/transaction/fee-estimate', { tx });
+    expect(await first.json()).toEqual(theirs.body);
+    // The block's runtime version beside the estimate, made with the newest runtime loaded: two calls, one wave.
+    expect([first.headers.get('x-rpc-calls'), first.headers.get('x-rpc-waves')]).toEqual(['2', '1']);
+    expect((await post(fastcar.url, '/transaction/fee-estimate', { tx })).calls).toBe(0);
   });
 
   it("names the node's refusals: a transaction already in a block (stale nonce), a bad signature", async () => {

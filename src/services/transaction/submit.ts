@@ -7,9 +7,9 @@ import { blake2AsHex } from '@polkadot/util-crypto';
 import { ApiError, TransactionError } from '../../errors';
 import type { TieredCache } from '../../cache/tieredCache';
 import { NodeRpcError, NodeThrottledError, NodeTimeoutError, NodeUnavailableError, type Hex, type NodeClient } from '../../rpc/nodeClient';
-import { readAt } from '../blockAt';
+import { fetchVersion, knownVersion } from '../blockAt';
 import type { BlockIds } from '../blockIds';
-import type { RuntimeRegistry } from '../runtimes';
+import type { Runtime, RuntimeRegistry } from '../runtimes';
 import { bytesOf, notAnExtrinsic } from './submittedTx';
 import { rejectionReason } from './rejections';
 
@@ -21,11 +21,21 @@ export class TransactionSubmitter {
     private readonly runtimes: RuntimeRegistry,
   ) {}
 
+  /**
+   * The finalized block's runtime when its version is known, else the newest loaded: the node checks
+   * the transaction itself, this check only spares it what is not an extrinsic at all, without a call.
+   */
+  private async runtimeToCheckWith(): Promise<Runtime> {
+    const { hash } = await this.ids.at('finalized');
+    const version = await knownVersion(this.cache, hash);
+    if (!version && this.runtimes.newest) return this.runtimes.newest;
+    return this.runtimes.get(version ?? (await fetchVersion(this.node, this.cache, hash)), hash);
+  }
+
   /** The hash the node gives the transaction; `sent` is the body's `tx` as given, for errors. */
   async submit(tx: Hex, sent: unknown): Promise<Hex> {
     const bytes = bytesOf(tx);
-    const block = await readAt(this.node, this.ids, this.cache, 'finalized');
-    const runtime = await this.runtimes.get(block.version, block.hash);
+    const runtime = await this.runtimeToCheckWith();
     const refused = notAnExtrinsic(runtime.registry, bytes);
     if (refused) throw new TransactionError('Failed to parse transaction.', sent, refused);
     // Not connected: nothing was sent, and the ordinary 503 says so.
