@@ -3,15 +3,21 @@
 // transaction lands, one node call and then none), submission (the transaction lands in
 // the next block, the node's refusals named), and every fault of a body refused before
 // the node is asked: not JSON, another content type, too large, too slow, no `tx`, a
-// `tx` that is not hex or not an extrinsic.
+// `tx` that is not hex or not an extrinsic. Dry runs against sidecar's answers (and
+// the chain's safe XCM version where sidecar sends 0); submission behind the caching
+// JSON-RPC proxy, and never sent twice when a hosted provider throttles it.
 import { request } from 'node:http';
 import { blake2AsHex } from '@polkadot/util-crypto';
 
 import type { Devnet } from '../devnet/chain';
 import { startFastcarOn } from '../harness/fastcar';
+import { startHostedProvider } from '../harness/hostedProvider';
 import { getJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
 import { MAX_JSON_BODY_BYTES } from '../src/http/requestBody';
+import { createLogger } from '../src/logger';
+import { proxyConfigFor } from '../src/proxy/proxyConfig';
+import { startProxy } from '../src/proxy/startProxy';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
 import { devnetSigner, type Signer } from './support/signer';
@@ -339,6 +345,58 @@ describe('POST /transaction', () => {
     expect(theirs.status).toBe(400);
     expect({ ...ours.body, cause: undefined }).toEqual({ ...withoutStack(theirs.body), cause: undefined });
     expect(ours.body.cause).toContain('length less than remainder');
+  });
+});
+
+describe('behind the caching JSON-RPC proxy', () => {
+  it('submits through it (never cached, merged or resent there), the refusal of a second submission passed back', async () => {
+    const { proxy, address } = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
+    const behind = await startFastcarOn(`ws://${address}`, { FASTCAR_PREBUILD_BLOCKS: '0' });
+    try {
+      const { api, alice, bob } = signer;
+      const nonce = (await api.rpc.system.accountNextIndex(alice.address)).toNumber();
+      const tx = (await api.tx.balances.transferKeepAlive(bob.address, UNIT).signAsync(alice, { nonce, era: 0 })).toHex();
+      expect((await post(behind.url, '/transaction/fee-estimate', { tx })).status).toBe(200);
+      const submitted = await post(behind.url, '/transaction', { tx });
+      expect(submitted).toEqual({ status: 200, body: { hash: blake2AsHex(tx, 256) }, calls: 1 });
+      const block = await devnet.chain.newBlock();
+      expect(await block.extrinsics).toContain(tx);
+      const again = await post(behind.url, '/transaction', { tx });
+      expect({ status: again.status, reason: again.body.reason }).toEqual({ status: 400, reason: 'stale' });
+    } finally {
+      await behind.close();
+      await proxy.close();
+    }
+  });
+});
+
+describe('a submission is sent once, whatever the provider answers', () => {
+  it('is not sent again when a hosted provider throttles it: not by fastcar over HTTP, not by the proxy to its HTTP upstream', async () => {
+    const stand = await startHostedProvider(devnet.wsUrl, { throttleCall: (method) => method === 'author_submitExtrinsic', retryAfterSeconds: 0.2 });
+    const { proxy, address } = await startProxy(proxyConfigFor([stand.url], { port: 0, logLevel: 'silent' }), createLogger('silent'));
+    const direct = await startFastcarOn(stand.url, { FASTCAR_PREBUILD_BLOCKS: '0' });
+    try {
+      const { api, alice, bob } = signer;
+      const nonce = (await api.rpc.system.accountNextIndex(alice.address)).toNumber();
+      const tx = (await api.tx.balances.transferKeepAlive(bob.address, UNIT).signAsync(alice, { nonce, era: 0 })).toHex();
+      const refused = await post(direct.url, '/transaction', { tx });
+      expect(refused.status).toBe(503);
+      expect(stand.counts.methods.author_submitExtrinsic).toBe(1);
+
+      const answer = await fetch(`http://${address}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'author_submitExtrinsic', params: [tx] }),
+      });
+      expect(((await answer.json()) as { error?: unknown }).error).toBeDefined();
+      expect(stand.counts.methods.author_submitExtrinsic).toBe(2);
+      // Reads, by contrast, are sent again until the provider serves them.
+      expect(stand.counts.methods.chain_getFinalizedHead ?? 0).toBeGreaterThan(0);
+    } finally {
+      await direct.close();
+      await proxy.close();
+      await stand.close();
+    }
   });
 });
 
