@@ -159,8 +159,11 @@ describe('bodies refused before the node is asked', () => {
     }
   });
 
-  it('refuses a body announced too large at once, and one that grows too large as it arrives', async () => {
+  it('refuses a compressed body, a body announced too large at once, and one that grows too large as it arrives', async () => {
     const tooLong = { 'content-type': 'application/json', 'content-length': MAX_JSON_BODY_BYTES + 1 };
+    const compressed = { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': 2 };
+    const gzipped = await rawPost('/transaction', compressed, (req) => req.end('{}'));
+    expect(gzipped.status).toBe(415);
     const announced = await rawPost('/transaction', tooLong, (req) => req.write('{"tx":"0x'));
     expect(announced.status).toBe(413);
     expect(JSON.parse(announced.body).message).toContain(`larger than ${MAX_JSON_BODY_BYTES} bytes`);

@@ -61,6 +61,9 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse, li
   if (!isJsonType(req.headers['content-type'])) {
     throw new ApiError(415, 'Send the body as JSON, with the header Content-Type: application/json.');
   }
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  // A compressed body's size says nothing of what it inflates to: only plain bodies are taken.
+  if (encoding !== 'identity') throw new ApiError(415, `Send the body uncompressed: Content-Encoding ${encoding.slice(0, 40)} is not accepted.`);
   const bytes = await readBytes(req, res, limit);
   if (bytes.length === 0) throw badRequest('The request body is empty: a JSON object was expected.');
   try {
