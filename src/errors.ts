@@ -37,3 +37,24 @@ export class AtCapacityError extends Error {}
 
 /** The node answered without what every node has (its best header). */
 export class IncompleteNodeAnswerError extends Error {}
+
+/**
+ * A transaction a POST route could not use, answered in sidecar's shape for it:
+ * `{code, error, transaction, cause, at}` (no stack), `reason` naming a node's
+ * rejection in one stable word where the node gave one.
+ */
+export class TransactionError extends Error {
+  constructor(
+    /** Sidecar's summary for the route ("Unable to fetch fee info", "Failed to submit transaction."). */
+    readonly summary: string,
+    /** The `tx` as the client sent it. */
+    readonly transaction: unknown,
+    /** What went wrong with it, in words (the answer's `cause`). */
+    readonly explanation: string,
+    readonly at?: { hash: string; height?: string },
+    readonly reason?: string,
+    readonly status = 400,
+  ) {
+    super(`${summary}: ${explanation}`);
+  }
+}

@@ -20,6 +20,7 @@ import { VERSION } from '../src/version';
 import { startFastcarOn } from '../harness/fastcar';
 import { getJson } from '../harness/http';
 import { startDevnet } from './support/devnet';
+import { devnetSigner } from './support/signer';
 
 const root = join(__dirname, '..');
 let devnet: Devnet;
@@ -48,7 +49,8 @@ describe('the OpenAPI document', () => {
   it('describes every route the router serves, with its parameters', () => {
     for (const route of ROUTE_FAMILIES.flatMap((family) => Object.values(family.routes))) {
       const path = route.path.replace(/:(\w+)/g, '{$1}');
-      const operation = document.paths[path]?.get as unknown as { parameters: { name: string; in: string }[] };
+      const method = route.method === 'POST' ? ('post' as 'get') : 'get';
+      const operation = document.paths[path]?.[method] as unknown as { parameters: { name: string; in: string }[] };
       expect([path, operation?.parameters.filter((p) => p.in === 'query').map((p) => p.name)]).toEqual([path, [...route.query]]);
     }
   });
@@ -118,6 +120,34 @@ describe('the OpenAPI document', () => {
     }
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it('matches real answers of the POST routes, and their bodies match the documented request bodies', async () => {
+    const signer = await devnetSigner(devnet.wsUrl);
+    try {
+      const tx = await signer.transfer(1n);
+      const call = signer.api.tx.system.remark('0x1234').method.toHex();
+      const cases: [string, Record<string, unknown>, string, string][] = [
+        ['/transaction/fee-estimate', { tx }, 'TransactionBody', 'TransactionFeeEstimate'],
+        ['/transaction/fee-estimate', { tx: '0x1234' }, 'TransactionBody', 'TransactionError'],
+        ['/transaction/fee-estimate', { tx: 'hello' }, 'TransactionBody', 'Error'],
+        ['/transaction/dry-run', { tx: call, senderAddress: signer.alice.address }, 'DryRunBody', 'TransactionDryRun'],
+        ['/transaction/dry-run', { tx: call, senderAddress: signer.alice.address, at: '2', xcmVersion: 4 }, 'DryRunBody', 'TransactionDryRun'],
+        ['/transaction/dry-run', { tx: call, senderAddress: 'xyz' }, 'DryRunBody', 'TransactionError'],
+        ['/transaction', { tx: '0x1234' }, 'TransactionBody', 'TransactionError'],
+      ];
+      const failures: string[] = [];
+      for (const [path, body, bodySchema, schema] of cases) {
+        const request = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+        const response = await fetch(fastcar.url + path, request);
+        const answer: unknown = await response.json();
+        const problems = [...validate(schema, answer), ...(schema === 'Error' ? [] : validate(bodySchema, body))];
+        if (problems.length) failures.push(`${path} ${JSON.stringify(body).slice(0, 80)} (${response.status}) as ${schema}: ${problems.join('; ')}`);
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await signer.close();
+    }
+  }, 60_000);
 
   it('matches what streams send: blocks, headers and the final resume event', async () => {
     const from = manifest.head.number - 2;

@@ -2,10 +2,11 @@
 // sentence, never a stack trace or an internal path.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { ApiError, AtCapacityError, BeyondHeadError, IncompleteNodeAnswerError, NotAtThisBlockError, UnknownBlockError } from '../errors';
+import { ApiError, AtCapacityError, BeyondHeadError, IncompleteNodeAnswerError, NotAtThisBlockError, TransactionError, UnknownBlockError } from '../errors';
 import type { Logger } from '../logger';
 import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeErrors';
 import { respond, type Reply } from './reply';
+import { BodyAbandonedError } from './requestBody';
 
 /** How long a client is told to wait when the node is away. */
 const RETRY_AFTER_SECONDS = 5;
@@ -22,6 +23,8 @@ function describe(error: unknown): { status: number; message: string; unexpected
   if (error instanceof UnknownBlockError) return { status: 404, message: error.message };
   if (error instanceof NotAtThisBlockError) return { status: 400, message: error.message };
   if (error instanceof AtCapacityError) return { status: 503, message: error.message };
+  // Nobody is left to read it: not a fault to log.
+  if (error instanceof BodyAbandonedError) return { status: 400, message: error.message };
   // The node's errors (src/rpc/nodeErrors.ts): throttled and unavailable (an answer too large included) are outages, a timeout is late;
   // a JSON-RPC error of the node's that a service did not turn into an answer is unexpected (500, below).
   if (error instanceof NodeThrottledError) return { status: 503, message: 'The node provider is limiting requests; retry shortly.', retryAfterSeconds: error.retryAfterSeconds };
@@ -36,7 +39,14 @@ function describe(error: unknown): { status: number; message: string; unexpected
   return { status: 500, message: 'Internal Error', unexpected: true };
 }
 
+/** Sidecar's body for a transaction it could not use, without the stack it adds. */
+function transactionErrorBody(error: TransactionError): string {
+  const { status, summary, transaction, explanation, at, reason } = error;
+  return JSON.stringify({ code: status, error: summary, transaction, cause: explanation, ...(at ? { at } : {}), ...(reason ? { reason } : {}) });
+}
+
 export function errorReply(error: unknown): ErrorAnswer {
+  if (error instanceof TransactionError) return { reply: { status: error.status, body: transactionErrorBody(error) }, unexpected: false };
   const { status, message, unexpected = false, retryAfterSeconds = RETRY_AFTER_SECONDS } = describe(error);
   return {
     reply: { status, body: JSON.stringify({ code: status, message }), retryAfterSeconds: status === 503 ? retryAfterSeconds : undefined },

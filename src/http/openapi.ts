@@ -6,6 +6,18 @@ import type { RouteFamily, RouteSpec, Schema } from './routes';
 
 const COMMON_SCHEMAS: Record<string, Schema> = {
   Error: closed({ code: { type: 'integer' }, message: { type: 'string' } }),
+  // Sidecar's body for a transaction a POST route could not use, without its stack (errorReply.ts).
+  TransactionError: closed(
+    {
+      code: { type: 'integer' },
+      error: { type: 'string' },
+      transaction: { description: 'The `tx` as it was sent' },
+      cause: { type: 'string' },
+      at: closed({ hash: { type: 'string' }, height: { type: 'string' } }, ['hash']),
+      reason: { type: 'string', description: "The node's rejection of a submission in one word (badProof, stale, future, alreadyImported, ...)" },
+    },
+    ['code', 'error', 'transaction', 'cause'],
+  ),
   Health: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
 };
 
@@ -57,18 +69,28 @@ function okAnswer(route: RouteSpec): Record<string, unknown> {
   return { description: route.summary, headers, content: { 'application/json': { schema: ref(route.response) } } };
 }
 
+/** A POST route's 400: a body it cannot read (Error), or a transaction it cannot use (TransactionError). */
+const postBadRequest = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { oneOf: [ref('Error'), ref('TransactionError')] } } },
+});
+
 function operation(name: string, route: RouteSpec, family: RouteFamily): Record<string, unknown> {
+  const isPost = route.method === 'POST';
   const responses: Record<string, unknown> = {
     200: okAnswer(route),
-    400: errorAnswer(route.errors[400]),
+    400: isPost ? postBadRequest(route.errors[400]) : errorAnswer(route.errors[400]),
     429: errorAnswer('Over the per-client rate limit', retryAfter),
     503: errorAnswer(route.unavailable ?? 'The node is unavailable', retryAfter),
     504: errorAnswer('The node did not answer in time'),
   };
   if (route.errors[404]) responses[404] = errorAnswer(route.errors[404]);
+  for (const [status, meaning] of Object.entries(route.otherErrors ?? {})) responses[status] = errorAnswer(meaning);
   if (route.cacheable) responses[304] = { description: 'Not modified (If-None-Match matched the ETag)' };
   const described = route.description === undefined ? {} : { description: route.description };
-  return { operationId: name, summary: route.summary, ...described, tags: [route.tag ?? family.tag], parameters: parametersOf(route, family), responses };
+  const body = route.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: ref(route.requestBody) } } } } : {};
+  const parameters = parametersOf(route, family);
+  return { operationId: name, summary: route.summary, ...described, tags: [route.tag ?? family.tag], parameters, ...body, responses };
 }
 
 /** The document for `families`, each route under its path (with `{name}` for a path parameter). */
@@ -76,7 +98,10 @@ export function buildOpenApi(version: string, families: readonly RouteFamily[]):
   const paths: Record<string, unknown> = {};
   const schemas: Record<string, Schema> = { ...COMMON_SCHEMAS };
   for (const family of families) {
-    for (const [name, route] of Object.entries(family.routes)) paths[route.path.replace(/:(\w+)/g, '{$1}')] = { get: operation(name, route, family) };
+    for (const [name, route] of Object.entries(family.routes)) {
+      const path = route.path.replace(/:(\w+)/g, '{$1}');
+      paths[path] = { ...(paths[path] as object | undefined), [route.method === 'POST' ? 'post' : 'get']: operation(name, route, family) };
+    }
     Object.assign(schemas, family.schemas);
   }
   paths['/health'] = {
@@ -95,7 +120,8 @@ export function buildOpenApi(version: string, families: readonly RouteFamily[]):
     info: {
       title: 'fastcar',
       version,
-      description: "substrate-api-sidecar's API, field for field, answered with fewer node round trips. Errors are `{code, message}`.",
+      description: "substrate-api-sidecar's API, field for field, answered with fewer node round trips. Errors are `{code, message}`; " +
+        'a transaction a POST route cannot use, `{code, error, transaction, cause, at}` (TransactionError).',
     },
     paths,
     components: { schemas },

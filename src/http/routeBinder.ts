@@ -15,6 +15,7 @@ import { Router, type Request, type Response } from 'express';
 
 import type { Logger } from '../logger';
 import { answerError } from './errorReply';
+import { readJsonBody } from './requestBody';
 import { isStream, respond, sendReply, statsOf, type Account, type Answer, type EventStreamReply, type Reply } from './reply';
 import type { RequestLog } from './requestLog';
 import type { FamilyHandlers, RouteFamily, RouteHandler, RouteRequest } from './routes';
@@ -38,6 +39,7 @@ export type HandlersSource = FamilyHandlers | (() => FamilyHandlers);
 interface BoundRoute {
   /** The route's name in logs and metrics: its path as the table writes it. */
   label: string;
+  method: 'GET' | 'POST';
   /** The path as a plain request spells it, mount included. */
   pattern: RegExp;
   names: string[];
@@ -69,6 +71,7 @@ function requestOf(params: RouteRequest['params'], query: RouteRequest['query'],
   return {
     params,
     query,
+    body: undefined,
     headers: req.headers,
     stats: statsOf(res),
     clientGone() {
@@ -95,8 +98,11 @@ export class RouteBinder {
     const router = Router();
     for (const [name, spec] of Object.entries(family.routes)) {
       const handler = () => handlers()[name];
-      this.routes.push({ label: spec.path, ...compile(mount, spec.path), handler });
-      router.get(spec.path, (req: Request, res: Response) => this.serve(handler, requestOf(req.params, req.query, req, res), req, res));
+      const method = spec.method ?? 'GET';
+      this.routes.push({ label: spec.path, method, ...compile(mount, spec.path), handler });
+      const serve = (req: Request, res: Response) => this.serve(handler, requestOf(req.params, req.query, req, res), req, res, method);
+      if (method === 'POST') router.post(spec.path, serve);
+      else router.get(spec.path, serve);
     }
     this.mounts.push({ mount, router });
   }
@@ -113,6 +119,7 @@ export class RouteBinder {
     return (req, res) => {
       const url = req.url ?? '';
       const isGet = req.method === 'GET';
+      const method = isGet || req.method === 'POST' ? req.method : undefined;
       const kept = isGet && warm ? warm.lookup(url) : undefined;
       if (kept) {
         const account: Account = { rpcCalls: 0, waves: 0 };
@@ -125,17 +132,18 @@ export class RouteBinder {
       let label: string | undefined;
       res.once('finish', () => requestLog.record(req, res.statusCode, label ?? (req as { route?: { path?: string } }).route?.path ?? 'unmatched', stats));
       const queryAt = url.indexOf('?');
-      const found = isGet ? this.match(queryAt < 0 ? url : url.slice(0, queryAt)) : undefined;
+      const found = method ? this.match(method, queryAt < 0 ? url : url.slice(0, queryAt)) : undefined;
       if (!found) return app(req, res);
       label = found.route.label;
       const request = requestOf(found.params, queryAt < 0 ? {} : parseQuery(url.slice(queryAt + 1)), req, res);
-      this.serve(found.route.handler, request, req, res);
+      this.serve(found.route.handler, request, req, res, found.route.method);
     };
   }
 
-  private match(path: string): { route: BoundRoute; params: Record<string, string> } | undefined {
+  private match(method: string, path: string): { route: BoundRoute; params: Record<string, string> } | undefined {
     const local = path.startsWith(`${ALIAS}/`) ? path.slice(ALIAS.length) : path;
     for (const route of this.routes) {
+      if (route.method !== method) continue;
       const found = route.pattern.exec(local);
       if (!found) continue;
       const params: Record<string, string> = {};
@@ -145,13 +153,20 @@ export class RouteBinder {
     return undefined;
   }
 
-  /** Runs a route's handler and writes its answer (or its error); a finalized answer is then offered to the warm answers. */
-  private serve(handler: () => RouteHandler, request: RouteRequest, req: IncomingMessage, res: ServerResponse): void {
+  /**
+   * Runs a route's handler and writes its answer (or its error); a finalized answer is then offered to the warm answers.
+   * A POST route's body is read first, whole and bounded: the handler starts only once it has all of it.
+   */
+  private serve(handler: () => RouteHandler, request: RouteRequest, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'POST'): void {
     const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
     const fail = (error: unknown) => answerError(req, res, error, this.parts.logger, url);
     let answering: Promise<Answer | EventStreamReply>;
     try {
-      answering = handler()(request);
+      const run = handler();
+      answering =
+        method === 'POST'
+          ? readJsonBody(req, res).then((body) => run({ ...request, body }))
+          : run(request);
     } catch (error) {
       fail(error);
       return;

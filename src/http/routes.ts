@@ -19,6 +19,8 @@ export interface RouteRequest {
   stats: RequestStats;
   /** Aborts when the client leaves (made on first use). */
   clientGone(): AbortSignal;
+  /** A POST route's body, parsed JSON (read and bounded by the binder: http/requestBody.ts); undefined for GET. */
+  body: unknown;
 }
 
 export type RouteHandler = (req: RouteRequest) => Promise<Answer | EventStreamReply>;
@@ -44,6 +46,10 @@ export interface HeaderParameter {
 export interface RouteSpec<Q extends string = string> {
   /** As Express writes it (`:name` for a path parameter), without the mount. */
   path: string;
+  /** GET unless said; a POST route takes a JSON body (http/requestBody.ts). */
+  method?: 'GET' | 'POST';
+  /** For POST: the schema of its JSON body, by name. */
+  requestBody?: string;
   summary: string;
   description?: string;
   query: readonly Q[];
@@ -59,6 +65,8 @@ export interface RouteSpec<Q extends string = string> {
   cacheFact?: boolean;
   /** What each client error means on this route. */
   errors: { 400: string; 404?: string };
+  /** Further statuses this route answers, and what they mean (a POST body's 413 and 415, say). */
+  otherErrors?: Record<number, string>;
   /** When 503 means more than the node being away. */
   unavailable?: string;
   headers?: readonly HeaderParameter[];

@@ -35,6 +35,8 @@ const MAX_NODE_BACKOFF_MS = 10_000;
 
 /** jsonrpsee's "server is busy" and "too many subscriptions", Subway's limits, HTTP's 429. */
 const OVERLOADED = new Set([-32009, -32097, -32098, 429]);
+/** Calls that change the node (submitting a transaction, above all): an HTTP upstream's transport must never send one twice. */
+const CHANGES_NODE = /^(author_|dev_|transaction_v1_)/;
 
 interface RpcHeaderLike {
   number: string;
@@ -151,7 +153,7 @@ export class Upstream {
       throw error;
     }
     this.calls += 1;
-    const sent = this.primary.send(method, params);
+    const sent = this.primary.send(method, params, { idempotent: !CHANGES_NODE.test(method) });
     sent
       .catch(() => undefined)
       .finally(() => {

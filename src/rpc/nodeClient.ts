@@ -110,12 +110,26 @@ export class NodeClient {
   }
 
   async send<T>(method: string, params: unknown[]): Promise<T> {
+    return this.sendWith<T>(method, params, this.callOptions);
+  }
+
+  /**
+   * Hands a signed extrinsic to the node's pool, exactly once: the transport never sends it
+   * again (over HTTP a resend after a lost answer could submit it twice; a WebSocket fails its
+   * calls when the connection drops) and, alone in its group, it shares a POST with no other call.
+   * Resolves to the hash the node gives it.
+   */
+  submitExtrinsic(extrinsic: Hex): Promise<Hex> {
+    return this.sendWith<Hex>('author_submitExtrinsic', [extrinsic], { idempotent: false, group: Symbol('submission') });
+  }
+
+  private async sendWith<T>(method: string, params: unknown[], options: CallOptions): Promise<T> {
     const answered = countCall(this.stats, method);
     this.onCall?.(method);
     try {
       // The transport holds the deadline (timeoutMs): over HTTP retries after a throttled answer fit in it,
       // over a WebSocket calls fail at once when the connection drops.
-      return await this.transport.send<T>(method, params, this.callOptions);
+      return await this.transport.send<T>(method, params, options);
     } catch (error) {
       this.onError?.(method);
       throw classify(error);

@@ -19,7 +19,7 @@ export type FailureKind =
   | 'serverError'
   /** A kept-alive connection the server had closed under us: sent again twice, at once, on a fresh one. */
   | 'staleConnection'
-  /** A batch came back without an answer to this call: sent again twice, at once, on its own. */
+  /** A batch came back without an answer to this call: sent again twice, at once, on its own (never a submission). */
   | 'unansweredInBatch'
   /** The server would not take the batch (too large, or no batches at all): sent again at once, in smaller POSTs. */
   | 'batchRefused'
@@ -52,7 +52,8 @@ export function mayRetry(kind: FailureKind, call: Attempted, at: number): boolea
     case 'staleConnection':
       return call.idempotent && call.failures <= CONNECTION_RETRIES;
     case 'unansweredInBatch':
-      return call.failures <= CONNECTION_RETRIES;
+      // The server may have run it and lost only the answer: a submission sent again could be submitted twice.
+      return call.idempotent && call.failures <= CONNECTION_RETRIES;
     case 'batchRefused':
       return true;
     case 'fatal':

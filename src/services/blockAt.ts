@@ -35,6 +35,19 @@ export type ResolvedAt = Awaited<ReturnType<BlockIds['at']>>;
 
 const versionKey = (hash: Hex) => `rv:${hash}`;
 
+/** The runtime version at `hash` if a read there already asked it (it never changes at a hash). */
+export async function knownVersion(cache: TieredCache, hash: Hex): Promise<RuntimeVersionJson | undefined> {
+  const kept = await cache.get(versionKey(hash));
+  return kept ? (JSON.parse(kept) as RuntimeVersionJson) : undefined;
+}
+
+/** Asks the node the runtime version at `hash`, and keeps it for the next read there. */
+export async function fetchVersion(node: NodeClient, cache: TieredCache, hash: Hex): Promise<RuntimeVersionJson> {
+  const version = await node.send<RuntimeVersionJson>('state_getRuntimeVersion', [hash]);
+  cache.set(versionKey(hash), JSON.stringify(version));
+  return version;
+}
+
 export async function readAt(node: NodeClient, ids: BlockIds, cache: TieredCache, at: AtBlock): Promise<ReadAt> {
   return readResolvedAt(node, cache, await ids.at(at));
 }

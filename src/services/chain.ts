@@ -21,6 +21,10 @@ import { RuntimeCode } from './runtime/runtimeCode';
 import { RuntimeReads } from './runtime/runtimeReads';
 import { RuntimeRegistry } from './runtimes';
 import { TransactionMaterial } from './transaction/material';
+import { FeeEstimates } from './transaction/feeEstimate';
+import { TransactionSubmitter } from './transaction/submit';
+import { DryRuns } from './transaction/dryRun';
+import { SafeXcmVersions } from './transaction/safeXcmVersion';
 
 export interface ChainServices {
   ids: BlockIds;
@@ -30,6 +34,9 @@ export interface ChainServices {
   node: NodeReads;
   material: TransactionMaterial;
   accounts: AccountBalances;
+  feeEstimates: FeeEstimates;
+  submitter: TransactionSubmitter;
+  dryRuns: DryRuns;
   /** The same services for one request: their node calls counted in `stats`. */
   forRequest(stats: RequestStats): ChainServices;
 }
@@ -44,6 +51,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   // Metadata and code builds in flight, joined by every request that asks for the same runtime's.
   const metadataBuilds = new SingleFlight<string>();
   const codeFetches = new SingleFlight<string>();
+  const xcmVersions = new SafeXcmVersions();
   const over = (rpc: NodeClient): ChainServices => {
     const ids = new BlockIds(rpc, finalized, cache, windows);
     const metadata = new RuntimeMetadata(rpc, cache, metadataBuilds);
@@ -55,6 +63,9 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       node: new NodeReads(rpc, facts, runtimes),
       material: new TransactionMaterial(rpc, ids, cache, facts, metadata, genesisHash),
       accounts: new AccountBalances(rpc, ids, cache, runtimes),
+      feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes),
+      submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
+      dryRuns: new DryRuns(rpc, ids, cache, runtimes, xcmVersions),
       forRequest: (stats) => over(node.forRequest(stats)),
     };
   };

@@ -112,7 +112,7 @@ function refTime(weight: Codec): string {
 }
 
 /** The runtime call's argument: the extrinsic and its length. */
-function callData(context: FeeContext, bytes: Uint8Array): Hex {
+function callData(context: EstimateContext, bytes: Uint8Array): Hex {
   return u8aToHex(u8aConcat(bytes, context.registry.createType('u32', bytes.length).toU8a()));
 }
 
@@ -121,15 +121,18 @@ function callData(context: FeeContext, bytes: Uint8Array): Hex {
  * declares one, else through the node's payment RPC (JSON), as sidecar means to
  * (its v18 answers 500 there by a bug).
  */
-async function askRuntime<T>(context: FeeContext, bytes: Uint8Array, call: string, rpc: string, type: 'RuntimeDispatchInfo' | 'FeeDetails'): Promise<T> {
+async function askRuntime<T>(context: EstimateContext, bytes: Uint8Array, call: string, rpc: string, type: 'RuntimeDispatchInfo' | 'FeeDetails'): Promise<T> {
   const answer = context.hasTransactionPaymentApi
     ? hexToU8a(await context.node.call(call, callData(context, bytes), context.parentHash))
     : await context.node.send<Record<string, unknown>>(rpc, [u8aToHex(bytes), context.parentHash]);
   return context.registry.createType(type, answer) as unknown as T;
 }
 
-/** The pre-dispatch estimate. */
-const queryInfo = (context: FeeContext, bytes: Uint8Array) =>
+/** What a fee estimate needs to know of the runtime and where it asks it. */
+export type EstimateContext = Pick<FeeContext, 'node' | 'registry' | 'parentHash' | 'hasTransactionPaymentApi'>;
+
+/** The pre-dispatch estimate (the runtime's RuntimeDispatchInfo) of `bytes`, asked at `context.parentHash`. */
+export const queryInfo = (context: EstimateContext, bytes: Uint8Array) =>
   askRuntime<RuntimeDispatchInfo>(context, bytes, 'TransactionPaymentApi_query_info', 'payment_queryInfo', 'RuntimeDispatchInfo');
 
 /** What the fee is made of, to scale it to the weight actually used. */

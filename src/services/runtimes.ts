@@ -24,6 +24,8 @@ const TRANSACTION_PAYMENT_API = blake2AsHex('TransactionPaymentApi', 64);
 
 export class RuntimeRegistry {
   private readonly runtimes = new Map<string, Promise<Runtime>>();
+  /** The loaded runtime of the highest spec version: the likeliest at the head, for a guess checked later. */
+  private highest?: Runtime;
   private chainProperties?: Promise<Record<string, unknown>>;
   private chainName?: Promise<string>;
 
@@ -37,9 +39,19 @@ export class RuntimeRegistry {
       runtime = this.load(version, at);
       this.runtimes.set(key, runtime);
       // A failed load (node lost midway) must not poison the runtime for good.
-      runtime.catch(() => this.runtimes.delete(key));
+      runtime.then(
+        (loaded) => {
+          if (!this.highest || loaded.specVersion > this.highest.specVersion) this.highest = loaded;
+        },
+        () => this.runtimes.delete(key),
+      );
     }
     return runtime;
+  }
+
+  /** The newest runtime loaded so far (undefined before the first): a guess, to be checked against the block's version. */
+  get newest(): Runtime | undefined {
+    return this.highest;
   }
 
   private async load(version: RpcRuntimeVersion, at: Hex): Promise<Runtime> {

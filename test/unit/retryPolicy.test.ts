@@ -27,9 +27,10 @@ describe('which failures are retried, and how often', () => {
     expect(mayRetry('staleConnection', call(1, { idempotent: false }), now)).toBe(false);
   });
 
-  it('a call a batch left unanswered: twice, on its own', () => {
+  it('a call a batch left unanswered: twice, on its own, never a submission (the server may have run it)', () => {
     expect(mayRetry('unansweredInBatch', call(2), now)).toBe(true);
     expect(mayRetry('unansweredInBatch', call(3), now)).toBe(false);
+    expect(mayRetry('unansweredInBatch', call(1, { idempotent: false }), now)).toBe(false);
   });
 
   it('a refused batch: always (in smaller POSTs), and not counted against its calls', () => {

@@ -1,6 +1,7 @@
 // The `/transaction` routes as data (see docs/adding-routes.md).
 import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
-import { closed, decimal, hash, ref } from '../../http/schemas';
+import { MAX_JSON_BODY_BYTES } from '../../http/requestBody';
+import { closed, decimal, hash, hex, ref } from '../../http/schemas';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
 
 export type TransactionQueryName = 'at' | 'noMeta' | 'metadata';
@@ -12,6 +13,11 @@ export const TRANSACTION_PARAMETERS: Record<TransactionQueryName, QueryParameter
 };
 
 const ERRORS = { 400: 'A malformed `at`, `metadata` or version; a height beyond the head; a metadata version the runtime does not offer', 404: 'No block with that hash' };
+
+const POST_BODY_ERRORS = {
+  413: `A body larger than ${MAX_JSON_BODY_BYTES} bytes`,
+  415: 'A body not sent as Content-Type: application/json',
+};
 
 export const TRANSACTION_ROUTES = {
   material: {
@@ -30,6 +36,53 @@ export const TRANSACTION_ROUTES = {
     cacheable: true,
     errors: ERRORS,
   },
+  feeEstimate: {
+    path: '/transaction/fee-estimate',
+    method: 'POST',
+    summary: "A signed extrinsic's fee estimate at the finalized head (the runtime's TransactionPaymentApi_query_info)",
+    query: [],
+    requestBody: 'TransactionBody',
+    response: 'TransactionFeeEstimate',
+    errors: {
+      400: 'A body without a hex `tx`, not JSON, or whose `tx` is not an extrinsic of the runtime (TransactionError, the node not asked); ' +
+        'the runtime refusing it',
+    },
+    otherErrors: POST_BODY_ERRORS,
+  },
+  dryRun: {
+    path: '/transaction/dry-run',
+    method: 'POST',
+    summary:
+      "A call dry-run by a sender (the runtime's DryRunApi_dry_run_call) at `at` (the finalized head when absent), " +
+      "its results in the chain's safe XCM version",
+    query: [],
+    requestBody: 'DryRunBody',
+    response: 'TransactionDryRun',
+    errors: {
+      400:
+        'A body without a hex `tx` or a `senderAddress`, not JSON, a malformed `at` or `xcmVersion`; ' +
+        'a call or sender the runtime cannot read (TransactionError, the node not asked); a runtime without DryRunApi',
+      404: 'No block with the hash `at` names',
+    },
+    otherErrors: POST_BODY_ERRORS,
+  },
+  submit: {
+    path: '/transaction',
+    method: 'POST',
+    summary: "Submits a signed extrinsic to the node's pool, once (never sent again): its hash",
+    query: [],
+    requestBody: 'TransactionBody',
+    response: 'TransactionHash',
+    errors: {
+      400:
+        "A body without a hex `tx`, not JSON, or whose `tx` is not an extrinsic (the node not asked); the node's refusal, " +
+        'named in `reason` (badProof, stale, future, alreadyImported, temporarilyBanned, poolFull, payment, ...)',
+    },
+    unavailable:
+      'The node is unavailable; if it went away with the submission in flight, the transaction may or may not have been submitted ' +
+      '(the message says so)',
+    otherErrors: { ...POST_BODY_ERRORS, 504: 'The node did not confirm in time: the transaction may or may not have been submitted' },
+  },
 } as const satisfies Record<string, RouteSpec<TransactionQueryName>>;
 
 export type TransactionRouteName = keyof typeof TRANSACTION_ROUTES;
@@ -41,6 +94,29 @@ export const TRANSACTION_FAMILY: RouteFamily<TransactionRouteName, TransactionQu
   pathParameters: { metadataVersion: { description: 'A metadata version as `vN` (`v14`, `v15`, `v16`)', schema: { type: 'string', pattern: '^[vV][0-9]+$' } } },
   schemas: {
     At: AT_SCHEMA,
+    TransactionBody: closed({ tx: { ...hex, description: 'A signed extrinsic, SCALE-encoded, as 0x hex' } }),
+    TransactionHash: closed({ hash }),
+    DryRunBody: closed(
+      {
+        tx: { ...hex, description: 'A call, SCALE-encoded, as 0x hex (not a signed extrinsic)' },
+        senderAddress: { type: 'string', description: 'The account the call is dry-run as (SS58)' },
+        at: { type: 'string', description: 'A height or block hash; the finalized head when absent (or not a string)' },
+        xcmVersion: { type: ['integer', 'string'], description: "The XCM version of the run's results; the chain's safe version when absent or 0" },
+      },
+      ['tx', 'senderAddress'],
+    ),
+    TransactionDryRun: closed({
+      at: ref('At'),
+      result: closed({
+        resultType: { enum: ['DispatchOutcome', 'DispatchError', 'InvalidTransaction'] },
+        result: { description: 'DispatchOutcome: the post-dispatch info; DispatchError: `{postInfo, error}`; InvalidTransaction: the XCM dry-run error' },
+      }),
+    }),
+    TransactionFeeEstimate: closed({
+      weight: { oneOf: [decimal, closed({ refTime: decimal, proofSize: decimal })] },
+      class: { type: 'string' },
+      partialFee: decimal,
+    }),
     TransactionMaterial: closed(
       {
         at: ref('At'),

@@ -1,0 +1,139 @@
+// A call dry-run as a sender (sidecar 20's POST /transaction/dry-run): the runtime's
+// DryRunApi_dry_run_call(origin, call, result_xcms_version) at the block `at` names,
+// answered as `{at, result: {resultType, result}}`. The call and the sender are read
+// with the runtime's registry before the node is asked. The XCM version the results
+// are written in is the chain's own safe version (pallet-xcm's SafeXcmVersion), read
+// in the same wave as the dry run: the version last read is sent, and the run made
+// again in the rare case the chain's changed since (see safeXcmVersion.ts).
+import type { TypeRegistry } from '@polkadot/types';
+import type { Codec } from '@polkadot/types/types';
+import { hexToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
+
+import type { TieredCache } from '../../cache/tieredCache';
+import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
+import { badRequest, TransactionError } from '../../errors';
+import { NodeRpcError, type Hex, type NodeClient } from '../../rpc/nodeClient';
+import { wave } from '../../rpc/requestStats';
+import { readAt, type AtBlock } from '../blockAt';
+import type { BlockIds } from '../blockIds';
+import type { RuntimeRegistry } from '../runtimes';
+import { SafeXcmVersions } from './safeXcmVersion';
+
+const CANNOT_DRY_RUN = 'Unable to dry-run transaction';
+
+export interface DryRunRequest {
+  /** The call, SCALE-encoded (not a signed extrinsic). */
+  call: Hex;
+  sender: string;
+  at: AtBlock;
+  /** The XCM version the client asks the results in; the chain's safe version when absent. */
+  xcmVersion?: number;
+  /** The body's `tx` as sent, for errors. */
+  sent: unknown;
+}
+
+/** The runtime's dry_run_call as its metadata declares it: argument and answer types. */
+interface DryRunCallShape {
+  origin: number;
+  call: number;
+  /** Present from DryRunApi v2: the XCM version results are written in. */
+  xcmVersion?: number;
+  output: number;
+}
+
+function dryRunCallOf(registry: TypeRegistry): DryRunCallShape | undefined {
+  const api = registry.metadata.apis.find((entry) => entry.name.toString() === 'DryRunApi');
+  if (!api) throw badRequest('DryRunApi not found in metadata.');
+  const method = api.methods.find((entry) => entry.name.toString() === 'dry_run_call');
+  if (!method) throw badRequest('dryRunCall not found in metadata.');
+  const input = (name: string) => method.inputs.find((entry) => entry.name.toString() === name)?.type.toNumber();
+  const origin = input('origin');
+  const call = input('call');
+  if (origin === undefined || call === undefined) return undefined;
+  return { origin, call, xcmVersion: input('result_xcms_version'), output: method.output.toNumber() };
+}
+
+const lookup = (registry: TypeRegistry, id: number, value: unknown): Codec => registry.createTypeUnsafe(registry.createLookupType(id), [value]);
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The answer's `result`: sidecar's three outcomes of the run. */
+function resultOf(answer: Codec): { resultType: string; result: JsonValue } {
+  const outer = answer as unknown as { isOk: boolean; asOk: Codec; asErr: Codec };
+  if (!outer.isOk) return { resultType: 'InvalidTransaction', result: toSidecarJson(outer.asErr) };
+  const effects = outer.asOk as unknown as { get(name: string): Codec | undefined };
+  const execution = effects.get('executionResult') as unknown as { isOk: boolean; asOk: Codec; asErr: Codec };
+  return execution.isOk
+    ? { resultType: 'DispatchOutcome', result: toSidecarJson(execution.asOk) }
+    : { resultType: 'DispatchError', result: toSidecarJson(execution.asErr) };
+}
+
+export class DryRuns {
+  constructor(
+    private readonly node: NodeClient,
+    private readonly ids: BlockIds,
+    private readonly cache: TieredCache,
+    private readonly runtimes: RuntimeRegistry,
+    private readonly xcmVersions: SafeXcmVersions,
+  ) {}
+
+  /** The answer as JSON text: one wave once the block and the chain's safe XCM version have been seen. */
+  async dryRun(request: DryRunRequest): Promise<string> {
+    const block = await readAt(this.node, this.ids, this.cache, request.at);
+    const at = { hash: block.hash };
+    const { registry } = await this.runtimes.get(block.version, block.hash);
+    const shape = dryRunCallOf(registry);
+    if (!shape) throw badRequest('dryRunCall not found in metadata.');
+    let head: Uint8Array;
+    try {
+      const origin = lookup(registry, shape.origin, { System: { Signed: request.sender } });
+      const bytes = hexToU8a(request.call);
+      const call = lookup(registry, shape.call, bytes);
+      if (call.encodedLength !== bytes.length) {
+        throw new Error(`The call takes ${call.encodedLength} bytes of the ${bytes.length} sent: the rest is not part of it.`);
+      }
+      head = u8aConcat(origin.toU8a(), bytes);
+    } catch (error) {
+      throw new TransactionError(CANNOT_DRY_RUN, request.sent, messageOf(error), at);
+    }
+    const run = (version: number | undefined) => {
+      const args = shape.xcmVersion === undefined ? head : u8aConcat(head, registry.createType('u32', version ?? 0).toU8a());
+      return this.node.call('DryRunApi_dry_run_call', u8aToHex(args), block.hash);
+    };
+    let answer: Hex;
+    try {
+      answer = await this.runWithVersion(registry, block.hash, shape, request.xcmVersion, run);
+    } catch (error) {
+      if (error instanceof NodeRpcError) throw new TransactionError(CANNOT_DRY_RUN, request.sent, error.message, at);
+      throw error;
+    }
+    let result: { resultType: string; result: JsonValue };
+    try {
+      result = resultOf(lookup(registry, shape.output, hexToU8a(answer)));
+    } catch (error) {
+      throw new TransactionError(CANNOT_DRY_RUN, request.sent, messageOf(error), at);
+    }
+    return JSON.stringify({ at: { hash: block.hash, height: String(block.number) }, result });
+  }
+
+  /** The run, with the client's XCM version, else the chain's: guessed from the last read and checked in the same wave. */
+  private async runWithVersion(
+    registry: TypeRegistry,
+    hash: Hex,
+    shape: DryRunCallShape,
+    asked: number | undefined,
+    run: (version: number | undefined) => Promise<Hex>,
+  ): Promise<Hex> {
+    if (shape.xcmVersion === undefined || asked !== undefined) return run(asked);
+    const guess = this.xcmVersions.lastSeen;
+    if (guess === undefined) return run(await this.xcmVersions.read(this.node, registry, hash));
+    // A failure of the guessed run is only the answer if the guess was right.
+    const guessed = run(guess).catch((error: unknown) => ({ failed: error }));
+    const [answer, version] = await wave([guessed, this.xcmVersions.read(this.node, registry, hash)] as const);
+    if (version !== guess) return run(version);
+    if (typeof answer === 'object') throw answer.failed;
+    return answer;
+  }
+}
