@@ -21,7 +21,12 @@ type Build = { name: string; launch: FastcarLaunch };
 
 async function rate(url: string, paths: string[], connections: number, duration: number): Promise<number> {
   let next = 0;
-  const result = await autocannon({ url, connections, duration, requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }] });
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    requests: [{ setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length] }) }],
+  });
   if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }
@@ -45,7 +50,7 @@ async function coldRate(url: string, paths: string[], connections: number): Prom
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
-  if (!OTHER) throw new Error('set BENCH_AB_MAIN to the other build\'s dist/src/main.js');
+  if (!OTHER) throw new Error("set BENCH_AB_MAIN to the other build's dist/src/main.js");
   const builds: Build[] = [
     { name: 'this', launch: {} },
     { name: 'other', launch: { main: OTHER } },
@@ -64,7 +69,10 @@ async function main() {
       console.error(`round ${round}`);
       const order = round % 2 ? builds : [...builds].reverse();
       for (const build of order) {
-        for (const [label, query] of [['cold fees', ''], ['cold noFees', '?noFees=true']] as const) {
+        for (const [label, query] of [
+          ['cold fees', ''],
+          ['cold noFees', '?noFees=true'],
+        ] as const) {
           const fresh = await startFastcarProcess(devnet.wsUrl, { FASTCAR_CACHE_MAX_BYTES: '1', FASTCAR_PREBUILD_BLOCKS: '0' }, build.launch);
           await fetch(`${fresh.url}/blocks/${manifest.head.number}${query}`);
           note(`${label} ${build.name}`, await coldRate(fresh.url, coldPaths(query), 10));

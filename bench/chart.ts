@@ -10,7 +10,7 @@ interface Bar {
 
 const COLORS: Record<string, string> = { fastcar: '#1f77b4', sidecar: '#ff7f0e', 'node-http': '#9e9e9e' };
 
-function escape(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
@@ -20,10 +20,10 @@ function panel(title: string, groups: [string, Bar[]][], value: (bar: Bar) => nu
   const rowHeight = 16;
   const labelWidth = 330;
   const max = Math.log10(1 + Math.max(1, ...groups.flatMap(([, bars]) => bars.map(value))));
-  const out = [`<text x="10" y="${top}" font-size="15" font-weight="bold">${escape(title)}</text>`];
+  const out = [`<text x="10" y="${top}" font-size="15" font-weight="bold">${escapeXml(title)}</text>`];
   let y = top + 12;
   for (const [label, bars] of groups) {
-    out.push(`<text x="10" y="${y + 12}" font-size="12">${escape(label)}</text>`);
+    out.push(`<text x="10" y="${y + 12}" font-size="12">${escapeXml(label)}</text>`);
     for (const bar of bars) {
       const length = Math.max(1, (Math.log10(1 + value(bar)) / max) * (width - labelWidth - 220));
       out.push(`<rect x="${labelWidth}" y="${y}" width="${length.toFixed(1)}" height="${rowHeight - 3}" fill="${COLORS[bar.service] ?? '#555'}"/>`);
@@ -48,7 +48,10 @@ export function renderChart(measurements: Bar[]): string {
     ...panel('p99 latency, ms (lower is better; log scale)', entries, (bar) => bar.p99, 'ms', 24 + rows),
   ];
   const legend = Object.entries(COLORS)
-    .map(([name, color], i) => `<rect x="${760 + i * 110}" y="8" width="12" height="12" fill="${color}"/><text x="${776 + i * 110}" y="19" font-size="12">${name}</text>`)
+    .map(
+      ([name, color], i) =>
+        `<rect x="${760 + i * 110}" y="8" width="12" height="12" fill="${color}"/><text x="${776 + i * 110}" y="19" font-size="12">${name}</text>`,
+    )
     .join('');
   const height = 2 * rows + 40;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="1100" height="${height}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>${legend}${body.join('')}</svg>\n`;

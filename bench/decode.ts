@@ -280,7 +280,9 @@ async function main() {
     for (const name of names) {
       const runs = walked.result[name];
       if (!runs) continue;
-      say(`  ${name}'s walks: ${runs.walks.join(', ')} req/s; its CPU per block ${runs.cpuWalks.join(', ')} ms (main thread ${runs.mainThreadWalks.join(', ')}); meanwhile this process ${runs.harnessCpuWalks.join(', ')}, the idle services ${runs.othersCpuWalks.join(', ')}`);
+      say(
+        `  ${name}'s walks: ${runs.walks.join(', ')} req/s; its CPU per block ${runs.cpuWalks.join(', ')} ms (main thread ${runs.mainThreadWalks.join(', ')}); meanwhile this process ${runs.harnessCpuWalks.join(', ')}, the idle services ${runs.othersCpuWalks.join(', ')}`,
+      );
     }
     say(
       `cold walk 20-200, fees, c=10, via warm proxy: fastcar ${walkFastcar.rps} req/s, sidecar ${walkSidecar.rps} req/s -> ${round(walkFastcar.rps / walkSidecar.rps)}x (non-2xx ${walkFastcar.non2xx}/${walkSidecar.non2xx})`,
@@ -350,7 +352,9 @@ async function main() {
   say(`raw fetch of block ${big} in the same turns: ${rawInTurns} ms`);
   for (const [name, m] of Object.entries(cold.result.byVariant)) {
     const prapi = m.prapiMs === undefined ? '' : `, polkadot-rest-api ${m.prapiMs} ms -> ${round(m.prapiMs / m.fastcarMs)}x it`;
-    say(`cold /blocks/${big} (${name}): fastcar ${m.fastcarMs} ms, sidecar ${m.sidecarMs} ms -> ${round(m.sidecarMs / m.fastcarMs)}x sidecar${prapi}; ${round(m.fastcarMs / rawInTurns)}x the raw fetch`);
+    say(
+      `cold /blocks/${big} (${name}): fastcar ${m.fastcarMs} ms, sidecar ${m.sidecarMs} ms -> ${round(m.sidecarMs / m.fastcarMs)}x sidecar${prapi}; ${round(m.fastcarMs / rawInTurns)}x the raw fetch`,
+    );
   }
   if (ONLY === 'big') return closeClientAndDevnet();
 
@@ -366,7 +370,8 @@ async function main() {
   };
   figures.decodeCpu = cpu;
   say('decode + shape CPU per block (median, this process):');
-  for (const [name, m] of Object.entries(cpu)) say(`  ${name}: compiled ${m.compiledMs} ms, polkadot.js ${m.polkadotJsMs} ms (${round(m.polkadotJsMs / m.compiledMs)}x), identical JSON: ${m.identical}`);
+  for (const [name, m] of Object.entries(cpu))
+    say(`  ${name}: compiled ${m.compiledMs} ms, polkadot.js ${m.polkadotJsMs} ms (${round(m.polkadotJsMs / m.compiledMs)}x), identical JSON: ${m.identical}`);
 
   // 4. The raw fetch of the block and its events.
   // (block 17's is taken in the turns of section 2, beside the answers it is compared with)
@@ -379,14 +384,25 @@ async function main() {
     async () => [await startFastcarProcess(spam.url, { FASTCAR_CACHE_MAX_BYTES: '1' })],
     async ([fastcar]) => {
       await fetch(`${fastcar.url}/blocks/1`);
-      return sequentialMs(fastcar.url, Array.from({ length: 5 }, (_, i) => `/blocks/${spam.hash}?paraId=${i}`));
+      return sequentialMs(
+        fastcar.url,
+        Array.from({ length: 5 }, (_, i) => `/blocks/${spam.hash}?paraId=${i}`),
+      );
     },
   );
   const spamSidecar = await withPeers(
     async () => [await startSidecar(spam.url)],
     async ([sidecar]) => sequentialMs(sidecar.url, [`/blocks/${spam.hash}?noFees=true`]),
   );
-  figures.spamBlock = { extrinsics: spam.extrinsics, mb: round(spam.bytes / 1e6), fastcarMs: spamCold.result.ms, fastcarPeakRssMb: spamCold.rssMb[0], sidecarNoFeesMs: spamSidecar.result.ms, sidecarPeakRssMb: spamSidecar.rssMb[0], rawFetchMs: rawSpam };
+  figures.spamBlock = {
+    extrinsics: spam.extrinsics,
+    mb: round(spam.bytes / 1e6),
+    fastcarMs: spamCold.result.ms,
+    fastcarPeakRssMb: spamCold.rssMb[0],
+    sidecarNoFeesMs: spamSidecar.result.ms,
+    sidecarPeakRssMb: spamSidecar.rssMb[0],
+    rawFetchMs: rawSpam,
+  };
   say(
     `spam block (${spam.extrinsics} extrinsics, ${round(spam.bytes / 1e6)} MB): fastcar cold ${spamCold.result.ms} ms, peak RSS ${spamCold.rssMb[0]} MB; sidecar (noFees) ${spamSidecar.result.ms} ms, peak RSS ${spamSidecar.rssMb[0]} MB`,
   );

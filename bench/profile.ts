@@ -71,7 +71,12 @@ function selfTimes(profile: CpuProfile, from: number, to: number) {
     const file = url ? relative(ROOT, url.replace('file://', '')) : '(native)';
     const fn = frameName({ functionName, url, lineNumber });
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
-    const group = file.startsWith('node_modules/') ? file.split('/').slice(0, file.split('/')[1].startsWith('@') ? 3 : 2).join('/') : file;
+    const group = file.startsWith('node_modules/')
+      ? file
+          .split('/')
+          .slice(0, file.split('/')[1].startsWith('@') ? 3 : 2)
+          .join('/')
+      : file;
     byFile.set(group, (byFile.get(group) ?? 0) + us);
     total += us;
   }
@@ -95,7 +100,10 @@ const PARTS: [part: string, pattern: RegExp][] = [
   ['JSON-RPC client (polkadot.js provider, ws)', /node_modules\/(@polkadot\/rpc-provider|ws|@polkadot\/util\/cjs\/stringify)|src\/rpc\//],
   ['metrics (prom-client)', /node_modules\/prom-client|src\/metrics/],
   ['async hooks', /node:internal\/async_hooks|node:async_hooks/],
-  ['Node HTTP server and streams', /node:_http|node:internal\/streams|node:net|node:internal\/stream_base|node:events|node:internal\/http|node:internal\/timers|node:timers/],
+  [
+    'Node HTTP server and streams',
+    /node:_http|node:internal\/streams|node:net|node:internal\/stream_base|node:events|node:internal\/http|node:internal\/timers|node:timers/,
+  ],
   ['decoding (src/decode, polkadot.js codecs, hashing)', /src\/decode\/|node_modules\/@polkadot\/(types|types-codec|util|util-crypto|wasm-|wasm)|wasm:|bn\.js/],
   ['serializing and shaping answers (JSON)', /src\/services\/(blockAnswer|blockShape|evmFormat)/],
   ['services (fetching, fees, caches)', /src\/services\/|src\/cache\/|node_modules\/lru-cache/],
@@ -158,7 +166,9 @@ async function main() {
   const cpu = user + system;
   const to = monotonicUs();
   const seconds = walkMs / 1000;
-  console.log(`cold walk 20-200 x${WALKS}, c=${CONNECTIONS}, via warm proxy: ${(blocks / seconds).toFixed(1)} req/s, process CPU ${(cpu / blocks).toFixed(3)} ms per block (user ${(user / blocks).toFixed(3)}, system ${(system / blocks).toFixed(3)}), failed ${failed}`);
+  console.log(
+    `cold walk 20-200 x${WALKS}, c=${CONNECTIONS}, via warm proxy: ${(blocks / seconds).toFixed(1)} req/s, process CPU ${(cpu / blocks).toFixed(3)} ms per block (user ${(user / blocks).toFixed(3)}, system ${(system / blocks).toFixed(3)}), failed ${failed}`,
+  );
   console.log(`  by thread, ms per block: ${threads.map(([name, ms]) => `${name} ${(ms / blocks).toFixed(3)}`).join(', ')}`);
   await fastcar.stop();
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));

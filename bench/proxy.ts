@@ -85,7 +85,10 @@ async function main() {
   console.log(`block ranges 1-150 three times: the REST service made ${restCalls} calls, the proxy sent ${upstream} upstream (${saved.savedPercent}% saved)`);
 
   mkdirSync(join(__dirname, 'results'), { recursive: true });
-  writeFileSync(join(__dirname, 'results', 'proxy.json'), `${JSON.stringify({ date: new Date().toISOString(), calls, overhead, cachedPerSecond, saved }, null, 2)}\n`);
+  writeFileSync(
+    join(__dirname, 'results', 'proxy.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), calls, overhead, cachedPerSecond, saved }, null, 2)}\n`,
+  );
   await Promise.all([...clients, direct, proxied].map((provider) => provider.disconnect()));
   await fastcar.close();
   await proxy.close();

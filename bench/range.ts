@@ -29,7 +29,14 @@ async function measure(service: string, peer: Peer, path: string): Promise<Range
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (response.status !== 200) throw new Error(`${service} answered ${response.status}: ${body.toString().slice(0, 200)}`);
   const blocks = (JSON.parse(body.toString()) as unknown[]).length;
-  return { service, blocks, seconds: Math.round(seconds * 100) / 100, megabytes: Math.round(body.length / 1e5) / 10, rssBeforeMb, peakRssMb: peakRssMb(peer.pid) };
+  return {
+    service,
+    blocks,
+    seconds: Math.round(seconds * 100) / 100,
+    megabytes: Math.round(body.length / 1e5) / 10,
+    rssBeforeMb,
+    peakRssMb: peakRssMb(peer.pid),
+  };
 }
 
 async function main() {
@@ -54,7 +61,9 @@ async function main() {
   }
   console.log(`GET ${path}, cold, each service in a fresh process:`);
   for (const f of figures) {
-    console.log(`  ${f.service.padEnd(8)} ${f.blocks} blocks, ${f.megabytes} MB of JSON in ${f.seconds} s; RSS ${f.rssBeforeMb} MB before, peak ${f.peakRssMb} MB`);
+    console.log(
+      `  ${f.service.padEnd(8)} ${f.blocks} blocks, ${f.megabytes} MB of JSON in ${f.seconds} s; RSS ${f.rssBeforeMb} MB before, peak ${f.peakRssMb} MB`,
+    );
   }
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });

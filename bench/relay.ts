@@ -52,7 +52,9 @@ async function main(): Promise<void> {
     const direct = await coldMs(cold, (i) => `/blocks/${included.number}?paraId=${i}`);
     const viaRelay = await coldMs(cold, (i) => `/blocks/${RELAY_BLOCK}?useRcBlock=true&paraId=${i}`);
     figures.cold = { directMs: direct, useRcBlockMs: viaRelay };
-    say(`cold: /blocks/${included.number} ${direct} ms; /blocks/${RELAY_BLOCK}?useRcBlock=true (the same block, found through the relay chain) ${viaRelay} ms -> +${round(viaRelay - direct)} ms`);
+    say(
+      `cold: /blocks/${included.number} ${direct} ms; /blocks/${RELAY_BLOCK}?useRcBlock=true (the same block, found through the relay chain) ${viaRelay} ms -> +${round(viaRelay - direct)} ms`,
+    );
   } finally {
     await cold.stop();
   }
@@ -72,7 +74,13 @@ async function main(): Promise<void> {
   const out = join(__dirname, 'results');
   mkdirSync(out, { recursive: true });
   const seconds = Math.round((Date.now() - started) / 1000);
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model.replace(/\s+\d+-Core.*$/, '').trim(), node: process.version };
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]
+      ?.model.replace(/\s+\d+-Core.*$/, '')
+      .trim(),
+    node: process.version,
+  };
   writeFileSync(join(out, 'relay.json'), `${JSON.stringify({ date: new Date().toISOString(), machine, seconds, figures }, null, 1)}\n`);
   say(`written: bench/results/relay.json (${seconds}s)`);
   process.exit(0);

@@ -43,7 +43,9 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--hosted-delay-ms') options.hostedDelayMs = Number(value);
     else if (flag === '--hosted-blocks-c1') options.hostedBlocksC1 = Number(value);
     else {
-      console.log('usage: npm run bench -- [--duration s] [--blocks n] [--connections 1,10] [--delay-ms 5] [--only hosted] [--hosted-delay-ms 100] [--hosted-blocks-c1 40]');
+      console.log(
+        'usage: npm run bench -- [--duration s] [--blocks n] [--connections 1,10] [--delay-ms 5] [--only hosted] [--hosted-delay-ms 100] [--hosted-blocks-c1 40]',
+      );
       process.exit(flag === '--help' ? 0 : 1);
     }
   }
@@ -141,7 +143,13 @@ async function runFixed(url: string, paths: string[], connections: number): Prom
   return { requests: times.length, seconds, latencies: [at(0.5), at(0.9), at(0.99), Math.round(times[times.length - 1])], errors, non2xx, bytes };
 }
 
-async function measure(scenario: string, target: Target, paths: string[], connections: number, options: { amount?: number; duration?: number }): Promise<Measurement> {
+async function measure(
+  scenario: string,
+  target: Target,
+  paths: string[],
+  connections: number,
+  options: { amount?: number; duration?: number },
+): Promise<Measurement> {
   target.relay?.reset();
   await target.provider?.reset();
   const sample = options.amount
@@ -188,7 +196,10 @@ async function freshPair(nodeUrl: string, delayMs: number, cacheBytes: number, t
   const proxies = throughProxy ? await Promise.all([0, 1].map(() => startProxyFor(nodeUrl))) : [];
   const upstreamOf = (i: number) => (throughProxy ? `ws://${proxies[i].address}` : nodeUrl);
   const [sidecarRelay, fastcarRelay] = await Promise.all([startRelay(upstreamOf(0), delayMs), startRelay(upstreamOf(1), delayMs)]);
-  const [sidecar, fastcar] = await Promise.all([startSidecar(sidecarRelay.url), startFastcarProcess(fastcarRelay.url, { FASTCAR_CACHE_MAX_BYTES: String(cacheBytes) })]);
+  const [sidecar, fastcar] = await Promise.all([
+    startSidecar(sidecarRelay.url),
+    startFastcarProcess(fastcarRelay.url, { FASTCAR_CACHE_MAX_BYTES: String(cacheBytes) }),
+  ]);
   const targets: Target[] = [
     { service: 'fastcar', url: fastcar.url, relay: fastcarRelay },
     { service: 'sidecar', url: sidecar.url, relay: sidecarRelay },
@@ -239,15 +250,52 @@ function startProxyFor(nodeUrl: string) {
 
 function table(measurements: Measurement[]): string {
   const hosted = measurements.some((m) => m.providerRequestsPerRequest !== undefined);
-  const rows = [['scenario', 'service', 'conn', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non2xx', 'MB', 'rpc/req', 'waves/req', ...(hosted ? ['http/req', '429s', 'node ms/req'] : []), 'x sidecar']];
+  const rows = [
+    [
+      'scenario',
+      'service',
+      'conn',
+      'req/s',
+      'p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'max ms',
+      'errors',
+      'non2xx',
+      'MB',
+      'rpc/req',
+      'waves/req',
+      ...(hosted ? ['http/req', '429s', 'node ms/req'] : []),
+      'x sidecar',
+    ],
+  ];
   for (const m of measurements) {
     const peer = measurements.find((o) => o.scenario === m.scenario && o.connections === m.connections && o.service === 'sidecar');
     const ratio = m.service !== 'sidecar' && peer && peer.rps > 0 ? `${(m.rps / peer.rps).toFixed(1)}x` : '';
     const hostedCells = hosted ? [m.providerRequestsPerRequest?.toString() ?? '', m.throttled?.toString() ?? '', m.nodeMsPerRequest?.toString() ?? ''] : [];
-    rows.push([m.scenario, m.service, String(m.connections), String(m.rps), String(m.p50), String(m.p90), String(m.p99), String(m.max), String(m.errors), String(m.non2xx), (m.bytes / 1e6).toFixed(1), m.rpcCallsPerRequest?.toString() ?? '', m.wavesPerRequest?.toString() ?? '', ...hostedCells, ratio]);
+    rows.push([
+      m.scenario,
+      m.service,
+      String(m.connections),
+      String(m.rps),
+      String(m.p50),
+      String(m.p90),
+      String(m.p99),
+      String(m.max),
+      String(m.errors),
+      String(m.non2xx),
+      (m.bytes / 1e6).toFixed(1),
+      m.rpcCallsPerRequest?.toString() ?? '',
+      m.wavesPerRequest?.toString() ?? '',
+      ...hostedCells,
+      ratio,
+    ]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  return rows.map((row) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`).join('\n').replace(/\n/, `\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`);
+  return rows
+    .map((row) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`)
+    .join('\n')
+    .replace(/\n/, `\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`);
 }
 
 async function main() {
@@ -264,7 +312,10 @@ async function main() {
   };
 
   const coldRound = async (label: string, delayMs: number) => {
-    for (const [name, query] of [[`${label}cold fees`, ''], [`${label}cold noFees`, '?noFees=true']] as const) {
+    for (const [name, query] of [
+      [`${label}cold fees`, ''],
+      [`${label}cold noFees`, '?noFees=true'],
+    ] as const) {
       for (const connections of options.connections) {
         const pair = await freshPair(devnet.wsUrl, delayMs, 1); // a 1-byte cache holds nothing
         for (const target of pair.targets) {
@@ -311,8 +362,14 @@ async function main() {
    */
   const hostedRound = async () => {
     const limited: Partial<ProviderLimits> = { maxInFlight: 20, ratePerSecond: 300, retryAfterSeconds: 1 };
-    for (const [label, limits] of [['', {}], [', limits 20 in flight 300/s', limited]] as const) {
-      for (const [name, query] of [['cold fees', ''], ['cold noFees', '?noFees=true']] as const) {
+    for (const [label, limits] of [
+      ['', {}],
+      [', limits 20 in flight 300/s', limited],
+    ] as const) {
+      for (const [name, query] of [
+        ['cold fees', ''],
+        ['cold noFees', '?noFees=true'],
+      ] as const) {
         for (const connections of options.connections) {
           const scenario = `hosted +${options.hostedDelayMs}ms${label}: ${name}`;
           const pair = await hostedPair(devnet.wsUrl, { ...limits, delayMs: options.hostedDelayMs });
@@ -376,7 +433,9 @@ function report(options: Options, started: number, rss: { fastcar: number; sidec
   writeFileSync(join(__dirname, 'results', `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   writeFileSync(join(__dirname, 'results', `${name}.svg`), renderChart(measurements));
   console.log(table(measurements));
-  console.log(`\npeak RSS: fastcar ${rss.fastcar} MB, sidecar ${rss.sidecar} MB; ${result.machine.cpus} cores (${result.machine.cpuModel}), ${result.machine.memoryGb} GB, node ${process.version}; ${result.seconds}s in all`);
+  console.log(
+    `\npeak RSS: fastcar ${rss.fastcar} MB, sidecar ${rss.sidecar} MB; ${result.machine.cpus} cores (${result.machine.cpuModel}), ${result.machine.memoryGb} GB, node ${process.version}; ${result.seconds}s in all`,
+  );
   console.log(`written: bench/results/${name}.json, bench/results/${name}.svg`);
 }
 

@@ -171,7 +171,13 @@ interface Window {
  * Builds `count` blocks, one after another, waiting `gapMs` after each is built (so the
  * servers' work for it, and the pollers' next look, fall inside the window counted).
  */
-async function buildBlocks(devnet: Awaited<ReturnType<typeof serveStoredChain>>['devnet'], relay: Relay, pid: number, count: number, gapMs: number): Promise<Window> {
+async function buildBlocks(
+  devnet: Awaited<ReturnType<typeof serveStoredChain>>['devnet'],
+  relay: Relay,
+  pid: number,
+  count: number,
+  gapMs: number,
+): Promise<Window> {
   relay.reset();
   const cpu0 = cpuSeconds(pid);
   const t0 = now();
@@ -183,7 +189,16 @@ async function buildBlocks(devnet: Awaited<ReturnType<typeof serveStoredChain>>[
     builtAt.set(number, now());
     await sleep(gapMs);
   }
-  return { heights, builtAt, from: t0, to: now(), seconds: (now() - t0) / 1000, cpu: cpuSeconds(pid) - cpu0, calls: relay.counts.calls, methods: { ...relay.counts.methods } };
+  return {
+    heights,
+    builtAt,
+    from: t0,
+    to: now(),
+    seconds: (now() - t0) / 1000,
+    cpu: cpuSeconds(pid) - cpu0,
+    calls: relay.counts.calls,
+    methods: { ...relay.counts.methods },
+  };
 }
 
 async function main() {
@@ -192,7 +207,9 @@ async function main() {
   const { devnet } = await serveStoredChain(0);
   const finalizedAt = new Map<number, number>();
   const results: Record<string, unknown> = {};
-  const rows: string[][] = [['scenario', 'server', 'clients', 'blocks', 's', 'node calls/s', 'node calls/block', 'CPU s/s', 'CPU ms/event', 'RSS MB', 'peak RSS MB', 'errors']];
+  const rows: string[][] = [
+    ['scenario', 'server', 'clients', 'blocks', 's', 'node calls/s', 'node calls/block', 'CPU s/s', 'CPU ms/event', 'RSS MB', 'peak RSS MB', 'errors'],
+  ];
   const say = (text: string) => console.error(`  ${text}`);
 
   // 1. Streams on fastcar: one client, then all of them.
@@ -218,7 +235,13 @@ async function main() {
     const perBlock = window.heights.map((height) => {
       const times = report.arrivals.map((events) => events.find(([id]) => id === height)?.[1]).filter((at): at is number => at !== undefined);
       const finalized = finalizedAt.get(height) ?? NaN;
-      return { height, received: times.length, first: Math.min(...times) - finalized, last: Math.max(...times) - finalized, spread: Math.max(...times) - Math.min(...times) };
+      return {
+        height,
+        received: times.length,
+        first: Math.min(...times) - finalized,
+        last: Math.max(...times) - finalized,
+        spread: Math.max(...times) - Math.min(...times),
+      };
     });
     const complete = perBlock.filter((block) => block.received === report.arrivals.length);
     const missing = perBlock.reduce((sum, block) => sum + report.arrivals.length - block.received, 0);
@@ -229,9 +252,49 @@ async function main() {
       blocks: window.heights.length,
       eventsMissing: missing,
       blocksReachingEveryClient: complete.length,
-      finalizationToFirstMs: { p50: round(percentile(perBlock.map((b) => b.first), 0.5)), p99: round(percentile(perBlock.map((b) => b.first), 0.99)) },
-      finalizationToLastMs: { p50: round(percentile(perBlock.map((b) => b.last), 0.5)), p99: round(percentile(perBlock.map((b) => b.last), 0.99)) },
-      firstToLastMs: { p50: round(percentile(perBlock.map((b) => b.spread), 0.5)), p99: round(percentile(perBlock.map((b) => b.spread), 0.99)), max: round(Math.max(...perBlock.map((b) => b.spread))) },
+      finalizationToFirstMs: {
+        p50: round(
+          percentile(
+            perBlock.map((b) => b.first),
+            0.5,
+          ),
+        ),
+        p99: round(
+          percentile(
+            perBlock.map((b) => b.first),
+            0.99,
+          ),
+        ),
+      },
+      finalizationToLastMs: {
+        p50: round(
+          percentile(
+            perBlock.map((b) => b.last),
+            0.5,
+          ),
+        ),
+        p99: round(
+          percentile(
+            perBlock.map((b) => b.last),
+            0.99,
+          ),
+        ),
+      },
+      firstToLastMs: {
+        p50: round(
+          percentile(
+            perBlock.map((b) => b.spread),
+            0.5,
+          ),
+        ),
+        p99: round(
+          percentile(
+            perBlock.map((b) => b.spread),
+            0.99,
+          ),
+        ),
+        max: round(Math.max(...perBlock.map((b) => b.spread))),
+      },
       cpuMsPerEvent: round((window.cpu * 1000) / events, 3),
       cpuSecondsPerSecond: round(window.cpu / window.seconds, 3),
       nodeCallsPerSecond: round(window.calls / window.seconds, 2),
@@ -241,9 +304,37 @@ async function main() {
       perBlock: perBlock.map((b) => ({ ...b, first: round(b.first), last: round(b.last), spread: round(b.spread) })),
     };
     results.stream = stream;
-    rows.push(['/blocks/stream', 'fastcar', String(stream.clients), String(stream.blocks), String(round(window.seconds)), String(stream.nodeCallsPerSecond), String(stream.nodeCallsPerBlock.allClients), String(stream.cpuSecondsPerSecond), String(stream.cpuMsPerEvent), String(rss), String(peak), String(report.errors + missing)]);
-    rows.push(['/blocks/stream', 'fastcar', '1', String(alone.heights.length), String(round(alone.seconds)), String(round(alone.calls / alone.seconds, 2)), String(stream.nodeCallsPerBlock.oneClient), '', '', '', '', '0']);
-    say(`stream: finalization to last client p50 ${stream.finalizationToLastMs.p50} ms, p99 ${stream.finalizationToLastMs.p99} ms; first to last p99 ${stream.firstToLastMs.p99} ms`);
+    rows.push([
+      '/blocks/stream',
+      'fastcar',
+      String(stream.clients),
+      String(stream.blocks),
+      String(round(window.seconds)),
+      String(stream.nodeCallsPerSecond),
+      String(stream.nodeCallsPerBlock.allClients),
+      String(stream.cpuSecondsPerSecond),
+      String(stream.cpuMsPerEvent),
+      String(rss),
+      String(peak),
+      String(report.errors + missing),
+    ]);
+    rows.push([
+      '/blocks/stream',
+      'fastcar',
+      '1',
+      String(alone.heights.length),
+      String(round(alone.seconds)),
+      String(round(alone.calls / alone.seconds, 2)),
+      String(stream.nodeCallsPerBlock.oneClient),
+      '',
+      '',
+      '',
+      '',
+      '0',
+    ]);
+    say(
+      `stream: finalization to last client p50 ${stream.finalizationToLastMs.p50} ms, p99 ${stream.finalizationToLastMs.p99} ms; first to last p99 ${stream.firstToLastMs.p99} ms`,
+    );
   }
 
   // 2. The same clients polling /blocks/head once a second, on fastcar and on sidecar.
@@ -264,7 +355,10 @@ async function main() {
     const failed = all.filter(([, , height]) => height < 0).length;
     // For each block: when the last poller first saw it (or a later one) after the node announced it.
     const seenLast = window.heights.map((height) => {
-      const firstSeen = report.polls.map((polls) => polls.find(([, , h]) => h >= height)).filter((poll) => poll !== undefined).map(([sent, took]) => sent + took);
+      const firstSeen = report.polls
+        .map((polls) => polls.find(([, , h]) => h >= height))
+        .filter((poll) => poll !== undefined)
+        .map(([sent, took]) => sent + took);
       // Sidecar does not follow finalized heads, so the relay in front of it sees no notification: the block's build time then.
       const finalized = finalizedAt.get(height) ?? window.builtAt.get(height)!;
       return { height, sawIt: firstSeen.length, lastMs: Math.max(...firstSeen) - finalized };
@@ -275,8 +369,34 @@ async function main() {
       requests: all.length,
       requestsPerSecond: round(inWindow.length / window.seconds, 1),
       failed,
-      latencyMs: { p50: round(percentile(all.map(([, took]) => took), 0.5)), p99: round(percentile(all.map(([, took]) => took), 0.99)) },
-      finalizationToLastPollerMs: { p50: round(percentile(seenLast.map((b) => b.lastMs), 0.5)), p99: round(percentile(seenLast.map((b) => b.lastMs), 0.99)) },
+      latencyMs: {
+        p50: round(
+          percentile(
+            all.map(([, took]) => took),
+            0.5,
+          ),
+        ),
+        p99: round(
+          percentile(
+            all.map(([, took]) => took),
+            0.99,
+          ),
+        ),
+      },
+      finalizationToLastPollerMs: {
+        p50: round(
+          percentile(
+            seenLast.map((b) => b.lastMs),
+            0.5,
+          ),
+        ),
+        p99: round(
+          percentile(
+            seenLast.map((b) => b.lastMs),
+            0.99,
+          ),
+        ),
+      },
       cpuSecondsPerSecond: round(window.cpu / window.seconds, 3),
       nodeCallsPerSecond: round(window.calls / window.seconds, 2),
       nodeCallsPerBlock: round(window.calls / window.heights.length, 2),
@@ -284,8 +404,23 @@ async function main() {
       rssMb: { end: rss, peak },
     };
     results[`poll-${server}`] = polling;
-    rows.push(['/blocks/head 1/s', server, String(options.clients), String(polling.blocks), String(round(window.seconds)), String(polling.nodeCallsPerSecond), String(polling.nodeCallsPerBlock), String(polling.cpuSecondsPerSecond), '', String(rss), String(peak), String(failed)]);
-    say(`poll ${server}: ${polling.requests} requests (${failed} failed), p99 ${polling.latencyMs.p99} ms, ${polling.nodeCallsPerSecond} node calls/s, CPU ${polling.cpuSecondsPerSecond} s/s`);
+    rows.push([
+      '/blocks/head 1/s',
+      server,
+      String(options.clients),
+      String(polling.blocks),
+      String(round(window.seconds)),
+      String(polling.nodeCallsPerSecond),
+      String(polling.nodeCallsPerBlock),
+      String(polling.cpuSecondsPerSecond),
+      '',
+      String(rss),
+      String(peak),
+      String(failed),
+    ]);
+    say(
+      `poll ${server}: ${polling.requests} requests (${failed} failed), p99 ${polling.latencyMs.p99} ms, ${polling.nodeCallsPerSecond} node calls/s, CPU ${polling.cpuSecondsPerSecond} s/s`,
+    );
   }
   await devnet.close();
 
@@ -300,7 +435,7 @@ async function main() {
     notes: [
       'Finalization is when the node (chopsticks, which finalizes every block it builds) sent its chain_finalizedHead notification, as the relay in front of each server saw it.',
       'Clients run in one process of their own on the same cores; their arrival times include their own reading.',
-      "fastcar runs with its defaults (prebuilder on, extrinsic index off as the harness starts it); every server reaches the devnet through a relay that counts its calls.",
+      'fastcar runs with its defaults (prebuilder on, extrinsic index off as the harness starts it); every server reaches the devnet through a relay that counts its calls.',
     ],
     results,
   };
@@ -308,8 +443,12 @@ async function main() {
   writeFileSync(join(__dirname, 'results', 'stream.json'), `${JSON.stringify(output, null, 2)}\n`);
   console.log(table.join('\n'));
   const stream = results.stream as { finalizationToFirstMs: object; finalizationToLastMs: object; firstToLastMs: object };
-  console.log(`\nstream, finalization to first client: ${JSON.stringify(stream.finalizationToFirstMs)} ms; to last: ${JSON.stringify(stream.finalizationToLastMs)} ms; first to last: ${JSON.stringify(stream.firstToLastMs)} ms`);
-  console.log(`${output.machine.cpus} cores (${output.machine.cpuModel}), node ${process.version}; ${output.seconds}s in all; written: bench/results/stream.json`);
+  console.log(
+    `\nstream, finalization to first client: ${JSON.stringify(stream.finalizationToFirstMs)} ms; to last: ${JSON.stringify(stream.finalizationToLastMs)} ms; first to last: ${JSON.stringify(stream.firstToLastMs)} ms`,
+  );
+  console.log(
+    `${output.machine.cpus} cores (${output.machine.cpuModel}), node ${process.version}; ${output.seconds}s in all; written: bench/results/stream.json`,
+  );
 }
 
 if (process.argv[2] === '--clients-task') {

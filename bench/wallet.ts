@@ -99,7 +99,9 @@ function table(rows: Row[]): string {
   for (const row of rows) {
     const peer = rows.find((other) => other.scenario === row.scenario && other.service === 'sidecar');
     const ratio = row.service === 'fastcar' && peer && peer.rps > 0 && row.non2xx === 0 ? `${(row.rps / peer.rps).toFixed(1)}x` : '';
-    lines.push(`| ${row.scenario} | ${row.service} | ${row.rps} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.callsPerRequest} | ${row.wavesPerRequest ?? ''} | ${ratio} |`);
+    lines.push(
+      `| ${row.scenario} | ${row.service} | ${row.rps} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.callsPerRequest} | ${row.wavesPerRequest ?? ''} | ${ratio} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -117,7 +119,11 @@ async function main() {
       ['balance-info, one account at distinct heights', heights.map((n) => ({ path: `/accounts/${alice}/balance-info?at=${n}` })), CONNECTIONS],
       ['transaction material (head)', Array.from({ length: REQUESTS }, () => ({ path: '/transaction/material?noMeta=true' })), CONNECTIONS],
       ['runtime spec (head)', Array.from({ length: REQUESTS }, () => ({ path: '/runtime/spec' })), CONNECTIONS],
-      ['fee estimate, one transaction', Array.from({ length: REQUESTS }, () => ({ path: '/transaction/fee-estimate', method: 'POST' as const, body: JSON.stringify({ tx }) })), CONNECTIONS],
+      [
+        'fee estimate, one transaction',
+        Array.from({ length: REQUESTS }, () => ({ path: '/transaction/fee-estimate', method: 'POST' as const, body: JSON.stringify({ tx }) })),
+        CONNECTIONS,
+      ],
     ];
     // A wallet's sync: its reads one after another (balance, material, spec, estimate, head), one wallet at a time.
     const sync: Request[] = [
@@ -127,9 +133,15 @@ async function main() {
       { path: '/transaction/fee-estimate', method: 'POST', body: JSON.stringify({ tx }) },
       { path: '/blocks/head/header' },
     ];
-    for (const [label, delayMs] of [['', 0], [`+${DELAY_MS}ms rpc: `, DELAY_MS]] as const) {
+    for (const [label, delayMs] of [
+      ['', 0],
+      [`+${DELAY_MS}ms rpc: `, DELAY_MS],
+    ] as const) {
       const [sidecarRelay, fastcarRelay] = await Promise.all([startRelay(devnet.wsUrl, delayMs), startRelay(devnet.wsUrl, delayMs)]);
-      const [sidecar, fastcar] = await Promise.all([startSidecar(sidecarRelay.url, '/runtime/spec', {}, 20), startFastcarProcess(fastcarRelay.url, { FASTCAR_PREBUILD_BLOCKS: '0' })]);
+      const [sidecar, fastcar] = await Promise.all([
+        startSidecar(sidecarRelay.url, '/runtime/spec', {}, 20),
+        startFastcarProcess(fastcarRelay.url, { FASTCAR_PREBUILD_BLOCKS: '0' }),
+      ]);
       peers.push(sidecar, fastcar);
       const targets: Target[] = [
         { service: 'fastcar', url: fastcar.url, relay: fastcarRelay },

@@ -80,9 +80,7 @@ export async function assertPortFree(port: number, host: string): Promise<void> 
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) =>
       reject(
-        error.code === 'EADDRINUSE'
-          ? new DevnetSetupError(`port ${port} on ${host} is taken: stop what uses it or set DEVNET_PORT to a free port`)
-          : error,
+        error.code === 'EADDRINUSE' ? new DevnetSetupError(`port ${port} on ${host} is taken: stop what uses it or set DEVNET_PORT to a free port`) : error,
       ),
     );
     probe.listen(port, host, () => probe.close(() => resolve()));

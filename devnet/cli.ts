@@ -99,9 +99,7 @@ async function main() {
   }
   if (command !== 'serve') throw new DevnetSetupError(`unknown command "${command}": use "serve" or "seed"`);
   const { devnet, manifest } = await serveStoredChain(devnetPort());
-  console.log(
-    `devnet ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${devnet.wsUrl} (HTTP ${devnet.httpUrl}), blocks 0-${manifest.head.number}`,
-  );
+  console.log(`devnet ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${devnet.wsUrl} (HTTP ${devnet.httpUrl}), blocks 0-${manifest.head.number}`);
   const stop = () => void devnet.close().finally(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 /** The source folder, also when this runs compiled from dist/devnet. */
 export const DEVNET_DIR = existsSync(join(__dirname, 'runtime')) ? __dirname : join(__dirname, '..', '..', 'devnet');
 /** Overridable for the tests of what happens when the runtime or database is broken. */
-export const RUNTIME_PATH =
-  process.env.DEVNET_RUNTIME_PATH ?? join(DEVNET_DIR, 'runtime', 'asset_hub_westend_runtime.compact.compressed.wasm');
+export const RUNTIME_PATH = process.env.DEVNET_RUNTIME_PATH ?? join(DEVNET_DIR, 'runtime', 'asset_hub_westend_runtime.compact.compressed.wasm');
 export const RUNTIME_SHA256_PATH = join(DEVNET_DIR, 'runtime', 'runtime.sha256');
 /** Where the seeded chain lives: the chopsticks database, what built it, and the derived chain spec. */
 export const CHAIN_DIR = join(DEVNET_DIR, 'chain');

@@ -32,14 +32,19 @@ function loadRelayRuntime(): Buffer {
   const wasm = readFileSync(RUNTIME_FILE);
   const expected = readFileSync(join(RUNTIME_DIR, 'runtime.sha256'), 'utf8').split(/\s+/)[0];
   const actual = createHash('sha256').update(wasm).digest('hex');
-  if (actual !== expected) throw new DevnetSetupError(`relay runtime ${RUNTIME_FILE} has sha256 ${actual}, expected ${expected}: restore it with "git checkout devnet/relay-runtime"`);
+  if (actual !== expected)
+    throw new DevnetSetupError(`relay runtime ${RUNTIME_FILE} has sha256 ${actual}, expected ${expected}: restore it with "git checkout devnet/relay-runtime"`);
   return wasm;
 }
 
 /** Written once next to the Asset Hub spec. */
 async function relaySpec(): Promise<ChainSpec> {
   const wasm = loadRelayRuntime();
-  return cachedChainSpec(wasm, SPEC_PATH, async () => ({ ...(await buildChainSpec(wasm)), name: 'fastcar devnet (Westend relay)', id: 'fastcar-relay-devnet' }));
+  return cachedChainSpec(wasm, SPEC_PATH, async () => ({
+    ...(await buildChainSpec(wasm)),
+    name: 'fastcar devnet (Westend relay)',
+    id: 'fastcar-relay-devnet',
+  }));
 }
 
 export async function startRelayDevnet(options: { port: number; host?: string; blocks?: number }): Promise<RelayDevnet> {

@@ -22,10 +22,16 @@ async function main() {
   console.log(`sidecar and fastcar start: ${(peersMs / 1000).toFixed(1)} s`);
   // Both have the runtime's metadata loaded before the timed requests.
   await Promise.all([getJson(`${sidecar.url}/blocks/1`), getJson(`${fastcar.url}/blocks/1`)]);
-  for (const [name, url] of [['sidecar', sidecar.url], ['fastcar (first time)', fastcar.url], ['fastcar (again, cached)', fastcar.url]] as const) {
+  for (const [name, url] of [
+    ['sidecar', sidecar.url],
+    ['fastcar (first time)', fastcar.url],
+    ['fastcar (again, cached)', fastcar.url],
+  ] as const) {
     const [response, ms] = await timed(() => getJson(`${url}/blocks/${big}`));
     const count = (response.body as { extrinsics?: unknown[] }).extrinsics?.length ?? 0;
-    console.log(`${name}: /blocks/${big} (${count} extrinsics, ${(response.text.length / 1e6).toFixed(2)} MB) in ${ms.toFixed(0)} ms, status ${response.status}`);
+    console.log(
+      `${name}: /blocks/${big} (${count} extrinsics, ${(response.text.length / 1e6).toFixed(2)} MB) in ${ms.toFixed(0)} ms, status ${response.status}`,
+    );
   }
   await Promise.all([sidecar.stop(), fastcar.close()]);
   await devnet.close();

@@ -11,4 +11,3 @@ export async function startFastcarOn(nodeUrl: string, env: Record<string, string
   const config = loadConfig({ FASTCAR_PORT: '0', FASTCAR_METRICS_PORT: '0', FASTCAR_LOG_LEVEL: 'silent', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', ...env });
   return startFastcar({ ...config, nodeUrl }, createLogger(config.logLevel));
 }
-

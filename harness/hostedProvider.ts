@@ -66,7 +66,15 @@ export interface HostedProvider {
   close(): Promise<void>;
 }
 
-export const NO_LIMITS: ProviderLimits = { delayMs: 0, maxInFlight: 0, ratePerSecond: 0, retryAfterSeconds: 1, maxBatch: 0, refuseBatches: false, throttleEverything: false };
+export const NO_LIMITS: ProviderLimits = {
+  delayMs: 0,
+  maxInFlight: 0,
+  ratePerSecond: 0,
+  retryAfterSeconds: 1,
+  maxBatch: 0,
+  refuseBatches: false,
+  throttleEverything: false,
+};
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -131,9 +139,12 @@ export async function startHostedProvider(nodeWsUrl: string, options: Partial<Pr
     await wait(half);
     if (overLimit) {
       counts.throttled += 1;
-      return answer(429, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32005, message: 'Too many requests' } }), { 'retry-after': String(limits.retryAfterSeconds) });
+      return answer(429, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32005, message: 'Too many requests' } }), {
+        'retry-after': String(limits.retryAfterSeconds),
+      });
     }
-    if (req.method !== 'POST' || body === undefined) return answer(400, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } }));
+    if (req.method !== 'POST' || body === undefined)
+      return answer(400, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } }));
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
@@ -147,7 +158,10 @@ export async function startHostedProvider(nodeWsUrl: string, options: Partial<Pr
       }
       if (limits.maxBatch > 0 && parsed.length > limits.maxBatch) {
         counts.batchesRefused += 1;
-        return answer(200, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32010, message: `The batch request was too large (at most ${limits.maxBatch})` } }));
+        return answer(
+          200,
+          JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32010, message: `The batch request was too large (at most ${limits.maxBatch})` } }),
+        );
       }
       const asked = performance.now();
       const answers = await Promise.all(parsed.map((call: RpcCall) => forward(call)));
@@ -192,7 +206,9 @@ export async function startHostedProvider(nodeWsUrl: string, options: Partial<Pr
     ca = cert;
     caPath = join(certDir, 'cert.pem');
     server =
-      options.tls === 'http1' ? createHttpsServer({ key, cert }, listener) : createSecureServer({ key, cert, allowHTTP1: true, settings: { maxConcurrentStreams: 128 } }, listener);
+      options.tls === 'http1'
+        ? createHttpsServer({ key, cert }, listener)
+        : createSecureServer({ key, cert, allowHTTP1: true, settings: { maxConcurrentStreams: 128 } }, listener);
   } else {
     server = createHttpServer(listener);
     server.keepAliveTimeout = 30_000;
@@ -229,7 +245,19 @@ export async function startHostedProvider(nodeWsUrl: string, options: Partial<Pr
 }
 
 function emptyCounts(): ProviderCounts {
-  return { requests: 0, connections: 0, http2Requests: 0, calls: 0, callsServed: 0, throttled: 0, batchesRefused: 0, rounds: 0, peakInFlight: 0, nodeMs: 0, methods: {} };
+  return {
+    requests: 0,
+    connections: 0,
+    http2Requests: 0,
+    calls: 0,
+    callsServed: 0,
+    throttled: 0,
+    batchesRefused: 0,
+    rounds: 0,
+    peakInFlight: 0,
+    nodeMs: 0,
+    methods: {},
+  };
 }
 
 function readBody(req: Request): Promise<string | undefined> {
@@ -251,7 +279,25 @@ function selfSignedCertificate(dir: string): { key: string; cert: string } {
   const certPath = join(dir, 'cert.pem');
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
     { stdio: 'ignore' },
   );
   return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };

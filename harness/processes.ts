@@ -175,7 +175,7 @@ export async function startRedis(): Promise<Peer & { port: number }> {
 /** The caching JSON-RPC proxy in a process of its own (from source), as an operator runs it. */
 export async function startProxyProcess(upstreams: string[], env: Record<string, string> = {}): Promise<Peer & { port: number; child: ChildProcess }> {
   const port = await freePort();
-    const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'proxy'], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'proxy'], {
     env: { ...process.env, PROXY_UPSTREAMS: upstreams.join(','), PROXY_PORT: String(port), PROXY_LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -212,14 +212,26 @@ export interface FastcarLaunch {
  * fastcar in a process of its own, as a user runs it: from the build, or from the
  * TypeScript sources (for tests, which do not build).
  */
-export async function startFastcarProcess(nodeUrl: string, env: Record<string, string> = {}, launch: FastcarLaunch = {}): Promise<Peer & { metricsUrl: string }> {
+export async function startFastcarProcess(
+  nodeUrl: string,
+  env: Record<string, string> = {},
+  launch: FastcarLaunch = {},
+): Promise<Peer & { metricsUrl: string }> {
   const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
   const args = launch.fromSource ? ['--import', 'tsx', join(ROOT, 'src', 'main.ts')] : [launch.main ?? join(ROOT, 'dist', 'src', 'main.js')];
   // BENCH_FASTCAR_NODE_ARGS: flags for fastcar's node (V8's among them), to try a setting out in a bench.
   const tried = (process.env.BENCH_FASTCAR_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...NODE_FLAGS, ...tried, ...(launch.nodeArgs ?? []), ...args], {
     // The extrinsic index off unless asked for, as in harness/fastcar.ts.
-    env: { ...process.env, FASTCAR_NODE_URL: nodeUrl, FASTCAR_PORT: String(port), FASTCAR_METRICS_PORT: String(metricsPort), FASTCAR_LOG_LEVEL: 'warn', FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0', ...env },
+    env: {
+      ...process.env,
+      FASTCAR_NODE_URL: nodeUrl,
+      FASTCAR_PORT: String(port),
+      FASTCAR_METRICS_PORT: String(metricsPort),
+      FASTCAR_LOG_LEVEL: 'warn',
+      FASTCAR_EXTRINSIC_INDEX_BLOCKS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // BENCH_FASTCAR_STDOUT: a file to keep its output in (V8's --trace-* flags print there).
@@ -234,11 +246,18 @@ export async function startFastcarProcess(nodeUrl: string, env: Record<string, s
  * `nodeFlags`: what node is started with (npm start's flags unless told otherwise).
  * `output()`: all it has printed so far.
  */
-export async function startMainProcess(env: Record<string, string>, readyText: string, nodeFlags: readonly string[] = NODE_FLAGS): Promise<Peer & { child: ChildProcess; output: () => string }> {
+export async function startMainProcess(
+  env: Record<string, string>,
+  readyText: string,
+  nodeFlags: readonly string[] = NODE_FLAGS,
+): Promise<Peer & { child: ChildProcess; output: () => string }> {
   const base: Record<string, string | undefined> = { ...process.env };
   for (const name of ['FASTCAR_NODE_URL', 'SAS_SUBSTRATE_URL', 'FASTCAR_RELAY_URL', 'SAS_SUBSTRATE_MULTI_CHAIN_URL']) delete base[name];
   // Metrics on a free port, never the fixed default another run may hold.
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(ROOT, 'src', 'main.ts')], { env: { ...base, FASTCAR_METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(ROOT, 'src', 'main.ts')], {
+    env: { ...base, FASTCAR_METRICS_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const stop = () => stopChild(child);
   // Everything it prints is kept, for a test to read what it logged.
   let out = '';

@@ -51,7 +51,9 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, rou
   server.on('connection', (client) => {
     const upstream = new WebSocket(upstreamUrl, { maxPayload: 256 * 1024 * 1024 });
     const queued: (RawData | string)[] = [];
-    upstream.on('open', () => queued.splice(0).forEach((message) => upstream.send(message)));
+    upstream.on('open', () => {
+      for (const message of queued.splice(0)) upstream.send(message);
+    });
     client.on('message', (received) => {
       const routed = route && routeOne(received, route);
       if (routed && 'dropAfterMs' in routed) {
@@ -160,7 +162,9 @@ export async function startMemoRelay(upstreamUrl: string, remember: (call: Relay
     const queued: RawData[] = [];
     /** Remembered calls on their way to the node: id -> memory key. */
     const awaited = new Map<unknown, string>();
-    upstream.on('open', () => queued.splice(0).forEach((message) => upstream.send(message)));
+    upstream.on('open', () => {
+      for (const message of queued.splice(0)) upstream.send(message);
+    });
     client.on('message', (message) => {
       const [call] = parse(message) as RelayedCall[];
       if (call?.method && !message.toString().trimStart().startsWith('[') && remember(call)) {

@@ -22,7 +22,9 @@ type Hex = `0x${string}`;
 async function pointedAt(original: Recording, header: Uint8Array): Promise<Recording> {
   const { events } = await decodeRecorded(original, RELAY_BLOCK);
   const record = (events as EventRecord[]).find(
-    ({ event }) => event.method === 'CandidateIncluded' && (event.data[0] as unknown as { descriptor: { paraId: { toNumber(): number } } }).descriptor.paraId.toNumber() === ASSET_HUB,
+    ({ event }) =>
+      event.method === 'CandidateIncluded' &&
+      (event.data[0] as unknown as { descriptor: { paraId: { toNumber(): number } } }).descriptor.paraId.toNumber() === ASSET_HUB,
   );
   if (!record) throw new Error('the recorded relay block has no Asset Hub inclusion');
   const headData = record.event.data[1].toU8a(); // with its length prefix, as the events hold it

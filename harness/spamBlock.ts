@@ -76,7 +76,10 @@ export async function startSpamNode(devnetUrl: string, options: { count: number;
   const records: Uint8Array[] = before.map((record) => record.toU8a());
   for (let i = 0; i < options.count; i++) {
     const inscription = `data:,{"p":"dot-20","op":"mint","tick":"FAST","amt":"${i}"}`.padEnd(remarkBytes, ' ').slice(0, remarkBytes);
-    const extrinsic = registry.createType('Extrinsic', registry.createType('Call', { callIndex: registry.findMetaCall(templateCalls[remarkIndex].callIndex).callIndex, args: { remark: inscription } }));
+    const extrinsic = registry.createType(
+      'Extrinsic',
+      registry.createType('Call', { callIndex: registry.findMetaCall(templateCalls[remarkIndex].callIndex).callIndex, args: { remark: inscription } }),
+    );
     extrinsic.sign(pairs[i % pairs.length], {
       blockHash: genesisHash,
       genesisHash,

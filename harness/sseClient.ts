@@ -34,7 +34,9 @@ export interface SseStream {
 /** `keepData: false` keeps each event's id, name and time but not its data (benchmarks with many clients). */
 export function openStream(url: string, headers: Record<string, string> = {}, agent?: Agent, { keepData = true } = {}): Promise<SseStream> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { Accept: 'text/event-stream', ...headers }, agent }, (res: IncomingMessage) => resolve(wrap(res, () => req.destroy(), keepData)));
+    const req = request(url, { headers: { Accept: 'text/event-stream', ...headers }, agent }, (res: IncomingMessage) =>
+      resolve(wrap(res, () => req.destroy(), keepData)),
+    );
     req.once('error', reject);
     req.end();
   });
@@ -74,12 +76,23 @@ function wrap(res: IncomingMessage, destroy: () => void, keepData: boolean): Sse
       return raw;
     },
     async waitFor(match, timeoutMs = 60_000) {
-      await until(() => events.some(match), timeoutMs, () => `no matching event in ${timeoutMs} ms; got ${events.map((e) => e.id ?? e.event).join(',')}`);
+      await until(
+        () => events.some(match),
+        timeoutMs,
+        () => `no matching event in ${timeoutMs} ms; got ${events.map((e) => e.id ?? e.event).join(',')}`,
+      );
       return events.find(match)!;
     },
     async blocks(count, timeoutMs = 60_000) {
       const blocks = () => events.filter((event) => event.id !== undefined);
-      await until(() => blocks().length >= count, timeoutMs, () => `${blocks().length} of ${count} block events in ${timeoutMs} ms; got ids ${blocks().map((e) => e.id).join(',')}`);
+      await until(
+        () => blocks().length >= count,
+        timeoutMs,
+        () =>
+          `${blocks().length} of ${count} block events in ${timeoutMs} ms; got ids ${blocks()
+            .map((e) => e.id)
+            .join(',')}`,
+      );
       return blocks().slice(0, count);
     },
     pause: () => res.pause(),
@@ -94,8 +107,7 @@ function wrap(res: IncomingMessage, destroy: () => void, keepData: boolean): Sse
       return;
     }
     pending += chunk;
-    let end: number;
-    while ((end = pending.indexOf('\n\n')) >= 0) {
+    for (let end = pending.indexOf('\n\n'); end >= 0; end = pending.indexOf('\n\n')) {
       const block = pending.slice(0, end);
       pending = pending.slice(end + 2);
       const event: SseEvent = { data: '', at: performance.timeOrigin + performance.now() };

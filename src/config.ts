@@ -6,7 +6,20 @@
 // the proxy's settings are declared the same way, in src/proxy/proxyConfig.ts).
 import { PROXY_HELP } from './proxy/proxyConfig';
 import {
-  ConfigError, flag, helpOf, HTTP_NODE_LIMITS, optionalText, pick, portOrOff, readTable, text, variablesOf, whole, type Env, type Setting, type Table,
+  ConfigError,
+  flag,
+  helpOf,
+  HTTP_NODE_LIMITS,
+  optionalText,
+  pick,
+  portOrOff,
+  readTable,
+  text,
+  variablesOf,
+  whole,
+  type Env,
+  type Setting,
+  type Table,
 } from './settings';
 
 export interface Config {
@@ -91,7 +104,9 @@ function relayUrlOf(env: Env): string | undefined {
       throw new ConfigError('SAS_SUBSTRATE_MULTI_CHAIN_URL is not valid: use a JSON array such as [{"url":"ws://...","type":"relay"}]');
     }
     if (!Array.isArray(chains)) throw new ConfigError('SAS_SUBSTRATE_MULTI_CHAIN_URL is not valid: use a JSON array of {url, type}');
-    const relay = chains.find((chain): chain is { url: string } => typeof chain === 'object' && chain !== null && (chain as { type?: unknown }).type === 'relay');
+    const relay = chains.find(
+      (chain): chain is { url: string } => typeof chain === 'object' && chain !== null && (chain as { type?: unknown }).type === 'relay',
+    );
     url = relay && typeof relay.url === 'string' ? relay.url : undefined;
   }
   if (url !== undefined && !NODE_URL.test(url)) throw new ConfigError(`relay node URL ${url} must start with ws://, wss://, http:// or https://`);
@@ -179,7 +194,9 @@ const SETTINGS: Table<Config> = {
 /** Rules between settings, checked once all are read. */
 function checkTogether(config: Config): void {
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
-    throw new ConfigError(`FASTCAR_HEADERS_TIMEOUT_MS=${config.headersTimeoutMs} is not valid: it must not exceed FASTCAR_REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
+    throw new ConfigError(
+      `FASTCAR_HEADERS_TIMEOUT_MS=${config.headersTimeoutMs} is not valid: it must not exceed FASTCAR_REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`,
+    );
   }
 }
 

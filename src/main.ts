@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const missing = missingNodeFlags();
   if (missing.length > 0 && config.workers <= 1) {
-    logger.warn({ missing }, 'node started without fastcar\'s flags (npm start and the image pass them): hot code is recompiled after idle pauses');
+    logger.warn({ missing }, "node started without fastcar's flags (npm start and the image pass them): hot code is recompiled after idle pauses");
     // Out now, not when the log's buffer fills: an operator starting it by hand should see it.
     logger.flush();
   }

@@ -123,7 +123,15 @@ export class Metrics {
 
   /** A running total kept elsewhere (it only grows), read at scrape time. */
   total(name: string, help: string, read: () => number): void {
-    new Counter({ name, help, registers: [this.registry], collect() { this.reset(); this.inc(read()); } });
+    new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
   }
 
   /** Running totals kept elsewhere, one for each value of `label`, read at scrape time. */
@@ -142,6 +150,13 @@ export class Metrics {
 
   /** A level (it rises and falls), read at scrape time. */
   gauge(name: string, help: string, read: () => number): void {
-    new Gauge({ name, help, registers: [this.registry], collect() { this.set(read()); } });
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 }

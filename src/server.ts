@@ -131,8 +131,16 @@ function exposeFigures(metrics: Metrics, { cache, node, finalized }: Chain): voi
   metrics.gauge('fastcar_cache_bytes', 'Bytes held by the in-process cache', () => cache.bytes);
   metrics.gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
   metrics.total('fastcar_blocks_decoded_compiled', 'Blocks read by the compiled codecs since start', () => decodeCounters.compiled);
-  metrics.total('fastcar_blocks_decoded_fallback', 'Blocks read by polkadot.js since start (old metadata, or bytes the compiled codecs declined)', () => decodeCounters.fallback);
-  metrics.total('fastcar_decode_faults', 'Blocks the compiled codecs failed on by an error of their own (read by polkadot.js instead) since start', () => decodeCounters.faults);
+  metrics.total(
+    'fastcar_blocks_decoded_fallback',
+    'Blocks read by polkadot.js since start (old metadata, or bytes the compiled codecs declined)',
+    () => decodeCounters.fallback,
+  );
+  metrics.total(
+    'fastcar_decode_faults',
+    'Blocks the compiled codecs failed on by an error of their own (read by polkadot.js instead) since start',
+    () => decodeCounters.faults,
+  );
   metrics.total('fastcar_decode_pauses', 'Times a block decode yielded to other requests since start', () => decodeCounters.pauses);
   metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
   metrics.gauge('fastcar_finalized_height', 'The finalized height the node last reported', () => (finalized.known ? finalized.height : -1));
@@ -164,7 +172,9 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
         relayChain = connected;
         logger.info({ relay: urlForLogs(url) }, 'relay chain connected');
         // As for this chain: the relay runtime loaded before its first request needs it.
-        connected.services.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'relay runtime warm-up failed; its first request will load it'));
+        connected.services.blocks
+          .warmUp()
+          .catch((error: unknown) => logger.warn({ err: error }, 'relay runtime warm-up failed; its first request will load it'));
       },
       (error: unknown) => logger.error({ err: error, relay: urlForLogs(url) }, 'the relay chain node cannot be used; its routes answer 503'),
     );
@@ -198,7 +208,10 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     };
   });
 
-  const ignoredParams = metrics.counter('fastcar_ignored_query_params_total', 'Query parameters sent to a route that does not use them (ignored, as sidecar does)');
+  const ignoredParams = metrics.counter(
+    'fastcar_ignored_query_params_total',
+    'Query parameters sent to a route that does not use them (ignored, as sidecar does)',
+  );
   // None with the cache off (nor a lookup in front of every request).
   const hot = config.cacheMaxBytes > 1 ? new HotAnswers(Math.min(HOT_ANSWERS_MAX_BYTES, Math.floor(config.cacheMaxBytes / 4))) : undefined;
   metrics.gauge('fastcar_hot_answers', 'Finalized answers kept as wire bytes for the warm path', () => hot?.entries ?? 0);
@@ -213,7 +226,9 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   serveChain(routes, '', () => services, paramOptions, blockOptions);
   // The relay chain's handlers are made once it is connected (until then its routes answer 503).
   if (relayNode) serveChain(routes, '/rc', relayServices, paramOptions, { ...paramOptions, relay: 'relay', mount: '/rc' });
-  const unconfiguredRelay = relayNode ? [] : (['/rc', '/v1/rc'] as const).map((prefix): [string, ReturnType<typeof unconfiguredRelayRouter>] => [prefix, unconfiguredRelayRouter()]);
+  const unconfiguredRelay = relayNode
+    ? []
+    : (['/rc', '/v1/rc'] as const).map((prefix): [string, ReturnType<typeof unconfiguredRelayRouter>] => [prefix, unconfiguredRelayRouter()]);
   const app = createApp({
     logger,
     routers: [docsRouter(openApiDocument(VERSION)), ...routes.expressRouters(), ...unconfiguredRelay],
@@ -235,7 +250,9 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     if (!socket.writable) return socket.destroy();
     const [status, reason, message] = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
     const body = JSON.stringify({ code: status, message });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   const url = await listen(server, config.host, config.port);
   const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, config.metricsHost, config.metricsPort, timeouts);

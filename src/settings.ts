@@ -122,7 +122,11 @@ export function portOrOff(names: readonly string[], fallback: number, help: stri
   };
 }
 
-export const splitList = (raw: string) => raw.split(',').map((item) => item.trim()).filter(Boolean);
+export const splitList = (raw: string) =>
+  raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 export function variablesOf<C>(table: Table<C>): readonly string[] {
   return Object.values<Setting<unknown>>(table).flatMap((setting) => setting.names);

@@ -91,7 +91,7 @@ describe('/accounts/{accountId}/balance-info', () => {
     expect(BigInt(alice.free) - BigInt(alice.transferable)).toBe(1_000_000_000n);
   });
 
-  it('answers as sidecar 20 by hash, at genesis, and at sidecar\'s spellings of `at`', async () => {
+  it("answers as sidecar 20 by hash, at genesis, and at sidecar's spellings of `at`", async () => {
     const hash = await hashOf(manifest.head.number);
     for (const query of [`?at=${hash}`, `?at=${await hashOf(3)}`, '?at=0', '?at=', '?at=1e1', '?at=5&at=7']) await compare(balance(ALICE, query));
   });
@@ -108,14 +108,14 @@ describe('/accounts/{accountId}/balance-info', () => {
     expect(denominated.reserved).toMatch(/^\.\d{12}$/);
   });
 
-  it('reads an account in any network\'s ss58 format as sidecar 20', async () => {
+  it("reads an account in any network's ss58 format as sidecar 20", async () => {
     const expected = (await getJson(fastcar.url + balance(ALICE))).body;
     for (const prefix of [0, 2, 7, 2007]) {
       expect(await compare(balance(encodeAddress(ALICE_KEY, prefix)))).toEqual(expected);
     }
   });
 
-  it('reads the account an ss58 address\'s hex names, where sidecar 20 reads its first 32 bytes (prefix included)', async () => {
+  it("reads the account an ss58 address's hex names, where sidecar 20 reads its first 32 bytes (prefix included)", async () => {
     const expected = (await getJson(fastcar.url + balance(ALICE))).body;
     for (const prefix of [42, 2007]) {
       const { theirs, ours } = await both(balance(ss58Hex(encodeAddress(ALICE_KEY, prefix))));
@@ -124,7 +124,7 @@ describe('/accounts/{accountId}/balance-info', () => {
     }
   });
 
-  it('refuses malformed addresses with sidecar\'s status and message, without a stack', async () => {
+  it("refuses malformed addresses with sidecar's status and message, without a stack", async () => {
     const badChecksum = `${ALICE.slice(0, -1)}Z`;
     for (const address of [badChecksum, '0GrwvaEF', 'abc', '0x', '0xzz', u8aToHex(ALICE_KEY), `${'2'.repeat(300)}0`, '2'.repeat(300)]) {
       await compareError(balance(address), 400);
@@ -308,7 +308,7 @@ describe('balance-info with useRcBlock=true, beside a relay chain', () => {
     }
   });
 
-  it('answers an empty list for a relay block that included none, and refuses useRcBlock on the relay chain\'s own routes', async () => {
+  it("answers an empty list for a relay block that included none, and refuses useRcBlock on the relay chain's own routes", async () => {
     expect((await getJson(withRelay.url + balance(ALICE, `?useRcBlock=true&at=${RELAY_BLOCK + 1}`))).body).toEqual([]);
     const own = await getJson(`${withRelay.url}/rc${balance(ALICE, '?useRcBlock=true')}`);
     const message = 'useRcBlock parameter is only supported for parachain (Asset Hub) endpoints';
@@ -326,7 +326,9 @@ describe('balance-info from a node that does not offer state_queryStorageAt', ()
     refusing.on('connection', (client) => {
       const upstream = new WebSocket(devnet.wsUrl);
       const pending: string[] = [];
-      upstream.on('open', () => pending.splice(0).forEach((text) => upstream.send(text)));
+      upstream.on('open', () => {
+        for (const text of pending.splice(0)) upstream.send(text);
+      });
       upstream.on('message', (data) => client.send(data.toString()));
       upstream.on('close', () => client.close());
       client.on('close', () => upstream.close());

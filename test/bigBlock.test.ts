@@ -2,6 +2,7 @@
 // makes it) answered by fastcar over real JSON-RPC: every extrinsic and event
 // read by the compiled codecs (no fallback to polkadot.js), fees from the
 // events, and warm answers served while it is decoded.
+import type { SeedManifest } from '../devnet/seed';
 import type { Devnet } from '../devnet/chain';
 import type { Fastcar } from '../src/server';
 import { startFastcarOn } from '../harness/fastcar';
@@ -17,7 +18,7 @@ let fastcar: Fastcar;
 let remarkBlock: number;
 
 beforeAll(async () => {
-  let manifest;
+  let manifest: SeedManifest;
   ({ devnet, manifest } = await startDevnet());
   remarkBlock = manifest.blocks.bigRemarks;
   spam = await startSpamNode(devnet.wsUrl, { count: REMARKS, templateBlock: remarkBlock });
@@ -32,7 +33,13 @@ afterAll(async () => {
 
 interface Answer {
   number: string;
-  extrinsics: { method: { pallet: string; method: string }; signature: { signer: { id: string } } | null; success: boolean; info: { kind?: string }; events: unknown[] }[];
+  extrinsics: {
+    method: { pallet: string; method: string };
+    signature: { signer: { id: string } } | null;
+    success: boolean;
+    info: { kind?: string };
+    events: unknown[];
+  }[];
 }
 
 it('answers every remark of the block through the compiled codecs, fees from the events', async () => {

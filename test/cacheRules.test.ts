@@ -1,6 +1,7 @@
 // The cache rules on the real devnet, with the finalized height held below the
 // chain's head (chopsticks finalizes every block it builds, so a block that is
 // not final has to be made by holding the finalized view back).
+import type { SeedManifest } from '../devnet/seed';
 import { TieredCache } from '../src/cache/tieredCache';
 import { NodeClient } from '../src/rpc/nodeClient';
 import { newRequestStats, type RequestStats } from '../src/rpc/requestStats';
@@ -50,7 +51,7 @@ async function counted<T>(fn: (blocks: BlocksService) => Promise<T>): Promise<[T
 }
 
 beforeAll(async () => {
-  let manifest;
+  let manifest: SeedManifest;
   ({ devnet, manifest } = await startDevnet());
   feeInAsset = manifest.blocks.feeInAsset;
   node = new NodeClient({ url: devnet.wsUrl, timeoutMs: 30_000 });
@@ -120,7 +121,7 @@ describe('windows of height hashes', () => {
     }
   });
 
-  it('counts the wait of a request on another one\'s window as a round of its own, with no call', async () => {
+  it("counts the wait of a request on another one's window as a round of its own, with no call", async () => {
     const chain = await fresh();
     const first = idsFor(chain);
     const second = idsFor(chain);
@@ -155,7 +156,9 @@ describe('windows of height hashes', () => {
   });
 
   it('falls back to one height per call on a node that answers a list with anything else, and keeps nothing of that answer', async () => {
-    const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => (call.method === 'chain_getBlockHash' && Array.isArray(call.params?.[0]) ? { result: ['0x12'] } : undefined));
+    const relay = await startRelay(devnet.wsUrl, 0, 0, (call) =>
+      call.method === 'chain_getBlockHash' && Array.isArray(call.params?.[0]) ? { result: ['0x12'] } : undefined,
+    );
     const through = new NodeClient({ url: relay.url, timeoutMs: 30_000 });
     try {
       await through.ready();

@@ -54,9 +54,10 @@ async function compareError(path: string, status: number, sidecarStatus = status
 const hashOf = async (height: number) => ((await getJson(`${fastcar.url}/blocks/${height}/header`)).body as { hash?: string; parentHash: string }).parentHash;
 
 describe('/runtime/spec', () => {
-  it('answers as sidecar 20 at the head, by height, by hash, and at sidecar\'s spellings of `at`', async () => {
+  it("answers as sidecar 20 at the head, by height, by hash, and at sidecar's spellings of `at`", async () => {
     const hash = await hashOf(manifest.head.number);
-    for (const query of ['', '?at=0', '?at=5', `?at=${manifest.head.number - 1}`, `?at=${hash}`, '?at=', '?at=1e1', '?at=0x5&at=7']) await compare(`/runtime/spec${query}`);
+    for (const query of ['', '?at=0', '?at=5', `?at=${manifest.head.number - 1}`, `?at=${hash}`, '?at=', '?at=1e1', '?at=0x5&at=7'])
+      await compare(`/runtime/spec${query}`);
   });
 
   it('refuses what sidecar refuses, with its messages and without a stack', async () => {
@@ -128,7 +129,7 @@ describe('/transaction/material', () => {
   it('answers versioned metadata as hex whole, where sidecar 20 cuts it', async () => {
     const { theirs, ours } = await both('/transaction/material/v15?metadata=scale&at=3');
     const hex = (ours.body as { metadata: string }).metadata;
-    expect(hex.length).toBeGreaterThan(((theirs.body as { metadata: string }).metadata.length));
+    expect(hex.length).toBeGreaterThan((theirs.body as { metadata: string }).metadata.length);
     // The whole metadata: it decodes, as version 15, and its magic number is there.
     expect(hex.startsWith('0x6d657461')).toBe(true);
     const metadata = new Metadata(new TypeRegistry(), hex as `0x${string}`);
@@ -137,7 +138,7 @@ describe('/transaction/material', () => {
     expect(rest).toEqual({ ...(theirs.body as Record<string, unknown>), metadata: undefined });
   }, 120_000);
 
-  it('refuses bad metadata requests with 400 and sidecar\'s messages, where sidecar answers 500', async () => {
+  it("refuses bad metadata requests with 400 and sidecar's messages, where sidecar answers 500", async () => {
     await compareError('/transaction/material?metadata=xml', 400, 500);
     await compareError('/transaction/material/x14', 400, 500);
     await compareError('/transaction/material/v13', 400, 500);

@@ -205,8 +205,23 @@ function resolve(def: TypeDef): TypeDef {
 }
 
 const WIDTHS: Record<string, number> = {
-  u8: 1, u16: 2, u32: 4, u64: 8, u128: 16, u256: 32, i8: 1, i16: 2, i32: 4, i64: 8, i128: 16,
-  U256: 32, Percent: 1, PerU16: 2, Permill: 4, Perbill: 4, Perquintill: 8,
+  u8: 1,
+  u16: 2,
+  u32: 4,
+  u64: 8,
+  u128: 16,
+  u256: 32,
+  i8: 1,
+  i16: 2,
+  i32: 4,
+  i64: 8,
+  i128: 16,
+  U256: 32,
+  Percent: 1,
+  PerU16: 2,
+  Permill: 4,
+  Perbill: 4,
+  Perquintill: 8,
 };
 
 function widthOf(def: TypeDef): number {
@@ -334,8 +349,14 @@ it('reads MultiAddress::Raw and ::Address20 by the metadata, where polkadot.js m
   const real = new Uint8Array(20).fill(0xef);
   const announced = u8aConcat(
     [proxyAnnounced.pallet, proxyAnnounced.index],
-    [4], delegate, [4], real, [0],
-    [freeze.pallet, freeze.index], [7, 0, 0, 0], [9, 0, 0, 0],
+    [4],
+    delegate,
+    [4],
+    real,
+    [0],
+    [freeze.pallet, freeze.index],
+    [7, 0, 0, 0],
+    [9, 0, 0, 0],
   );
   const ours = codecs.topCall(new ByteReader(announced)).args;
   expect(ours).toMatchObject({
@@ -440,7 +461,14 @@ describe('extrinsic envelopes', () => {
     const signature = signatureValue(generator, known);
     expected.signature = { signature: Object.values(read(extrinsic.signatureType, signature) as object)[0], signer: read(extrinsic.addressType, signer) };
     expected.format = { version: 4, kind: 'signed' };
-    const ordered = { call: expected.call, signature: expected.signature, nonce: expected.nonce, tip: expected.tip, era: expected.era, format: expected.format };
+    const ordered = {
+      call: expected.call,
+      signature: expected.signature,
+      nonce: expected.nonce,
+      tip: expected.tip,
+      era: expected.era,
+      format: expected.format,
+    };
     return { name: target.name, body: u8aConcat([0x84], signer, signature, ...parts, call), expected: ordered };
   };
 
@@ -449,10 +477,17 @@ describe('extrinsic envelopes', () => {
   it('the patched metadata lists two extension versions with different lists, version 0 unchanged', () => {
     expect(codecs.extensions.versions).toEqual([0]);
     expect(patched.codecs.extensions.versions).toEqual([0, 1]);
-    expect(patched.codecs.extensions.list(0)!.map((extension) => extension.identifier)).toEqual(codecs.extensions.list(0)!.map((extension) => extension.identifier));
+    expect(patched.codecs.extensions.list(0)!.map((extension) => extension.identifier)).toEqual(
+      codecs.extensions.list(0)!.map((extension) => extension.identifier),
+    );
     expect(patched.codecs.extensions.list(1)!.map((extension) => `${extension.identifier}:${extension.role}`)).toEqual([
-      'VerifySignature:signing', 'CheckNonce:nonce', 'ChargeAssetTxPayment:assetPayment', 'CheckMortality:era',
-      'AuthorizeCall:other', 'CheckMetadataHash:other', 'CheckWeight:other',
+      'VerifySignature:signing',
+      'CheckNonce:nonce',
+      'ChargeAssetTxPayment:assetPayment',
+      'CheckMortality:era',
+      'AuthorizeCall:other',
+      'CheckMetadataHash:other',
+      'CheckWeight:other',
     ]);
     expect(VERSION_1[0]).toBe('VerifySignature');
   });
@@ -544,7 +579,11 @@ describe('extrinsic envelopes', () => {
     const block = patched.registry.createType('Block', { extrinsics: [u8aToHex(crafted)] }) as unknown as Block;
     expect(block.extrinsics[0].era.isMortalEra).toBe(true);
     expect(() => decodeWithCodecs(block, null, [u8aToHex(crafted)])).toThrow(/cannot read this general transaction/);
-    expect(shown(patched.codecs.extrinsic(crafted))).toMatchObject({ call: ['system', 'remarkWithEvent', { remark: '0xabcd' }], signature: null, era: { immortalEra: '0x00' } });
+    expect(shown(patched.codecs.extrinsic(crafted))).toMatchObject({
+      call: ['system', 'remarkWithEvent', { remark: '0xabcd' }],
+      signature: null,
+      era: { immortalEra: '0x00' },
+    });
   });
 
   it('reads a v4 extrinsic by version 0 where version 1 lists other extensions, and declines what no version describes', () => {

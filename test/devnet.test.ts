@@ -96,7 +96,11 @@ it('has the same blocks at heights 0 and 1 on every start, #1 being the parent o
     const { devnet } = await startDevnet();
     try {
       const call = (method: string, params: unknown[]) =>
-        fetch(devnet.httpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+        fetch(devnet.httpUrl, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
           .then((r) => r.json() as Promise<{ result: unknown }>)
           .then((r) => r.result);
       const [zero, one, two] = (await Promise.all([0, 1, 2].map((n) => call('chain_getBlockHash', [n])))) as string[];

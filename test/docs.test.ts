@@ -38,7 +38,10 @@ afterAll(async () => {
 });
 
 describe('the OpenAPI document', () => {
-  const document = openApiDocument(VERSION) as { paths: Record<string, { get: { responses: Record<string, { content?: Record<string, { schema: unknown }> }> } }>; components: unknown };
+  const document = openApiDocument(VERSION) as {
+    paths: Record<string, { get: { responses: Record<string, { content?: Record<string, { schema: unknown }> }> } }>;
+    components: unknown;
+  };
 
   it('is what GET /openapi.json serves and what the repository holds', async () => {
     const served = await getJson(`${fastcar.url}/openapi.json`);
@@ -67,8 +70,16 @@ describe('the OpenAPI document', () => {
     const blocks = [0, ...Object.values(manifest.blocks)];
     const cases: [string, string][] = [];
     for (const n of blocks) {
-      cases.push([`/blocks/${n}`, 'Block'], [`/blocks/${n}?eventDocs=true&extrinsicDocs=true`, 'Block'], [`/blocks/${n}?noFees=true&finalizedKey=false`, 'Block']);
-      cases.push([`/blocks/${n}/header`, 'Header'], [`/blocks/${n}/extrinsics-raw`, 'RawBlock'], [`/blocks/${n}/extrinsics/0?eventDocs=true`, n === 0 ? 'Error' : 'ExtrinsicAt']);
+      cases.push(
+        [`/blocks/${n}`, 'Block'],
+        [`/blocks/${n}?eventDocs=true&extrinsicDocs=true`, 'Block'],
+        [`/blocks/${n}?noFees=true&finalizedKey=false`, 'Block'],
+      );
+      cases.push(
+        [`/blocks/${n}/header`, 'Header'],
+        [`/blocks/${n}/extrinsics-raw`, 'RawBlock'],
+        [`/blocks/${n}/extrinsics/0?eventDocs=true`, n === 0 ? 'Error' : 'ExtrinsicAt'],
+      );
     }
     cases.push(
       [`/blocks/${manifest.blocks.transfers}?decodedXcmMsgs=true&paraId=1000`, 'Block'],
@@ -110,7 +121,10 @@ describe('the OpenAPI document', () => {
     for (const n of [manifest.blocks.transfers, manifest.blocks.multisigExecute, manifest.blocks.feeInAsset]) {
       const { extrinsics } = (await getJson(`${fastcar.url}/blocks/${n}`)).body as { extrinsics: { hash: string }[] };
       const last = extrinsics[extrinsics.length - 1].hash;
-      cases.push([`/extrinsics/${last}?from=${n}&to=${n}`, 'ExtrinsicFound'], [`/extrinsics/${last}?from=${n - 2}&to=${n}&eventDocs=true&noFees=true`, 'ExtrinsicFound']);
+      cases.push(
+        [`/extrinsics/${last}?from=${n}&to=${n}`, 'ExtrinsicFound'],
+        [`/extrinsics/${last}?from=${n - 2}&to=${n}&eventDocs=true&noFees=true`, 'ExtrinsicFound'],
+      );
     }
     const failures: string[] = [];
     for (const [path, schema] of cases) {
@@ -170,7 +184,13 @@ describe('the OpenAPI document', () => {
   });
 
   it('would catch a field it does not describe', () => {
-    const block = { number: '1', hash: `0x${'1'.repeat(64)}`, parentHash: `0x${'2'.repeat(64)}`, stateRoot: `0x${'3'.repeat(64)}`, extrinsicsRoot: `0x${'4'.repeat(64)}` };
+    const block = {
+      number: '1',
+      hash: `0x${'1'.repeat(64)}`,
+      parentHash: `0x${'2'.repeat(64)}`,
+      stateRoot: `0x${'3'.repeat(64)}`,
+      extrinsicsRoot: `0x${'4'.repeat(64)}`,
+    };
     const whole = { ...block, authorId: null, logs: [], onInitialize: { events: [] }, extrinsics: [], onFinalize: { events: [] } };
     expect(validate('Block', whole)).toEqual([]);
     expect(validate('Block', { ...whole, surprise: 1 })).not.toEqual([]);
@@ -228,7 +248,9 @@ describe('the /docs page, in headless Chromium', () => {
 
 describe('the Grafana dashboard', () => {
   it('queries only metrics that fastcar and the proxy expose', async () => {
-    const dashboard = JSON.parse(readFileSync(join(root, 'deploy', 'grafana', 'dashboards', 'fastcar.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const dashboard = JSON.parse(readFileSync(join(root, 'deploy', 'grafana', 'dashboards', 'fastcar.json'), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+    };
     const queried = new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\b(fastcar|proxy)_[a-z_]+\b/g) ?? [])));
     const { proxy, address } = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
     try {

@@ -121,7 +121,9 @@ describe('a block of v5 bare extrinsics', () => {
 
   it('shows the bare extrinsics as unsigned ones, with their events and no fee', async () => {
     const { body } = await fromFastcar(`/blocks/${bare.number}`);
-    const extrinsics = (body as { extrinsics: { method: { method: string }; signature: unknown; paysFee: boolean; info: object; events: { method: { method: string } }[] }[] }).extrinsics;
+    const extrinsics = (
+      body as { extrinsics: { method: { method: string }; signature: unknown; paysFee: boolean; info: object; events: { method: { method: string } }[] }[] }
+    ).extrinsics;
     expect(extrinsics.map((extrinsic) => extrinsic.method.method)).toEqual(['set', 'setValidationData', 'transferKeepAlive', 'applyAuthorizedUpgrade']);
     const upgrade = extrinsics[3];
     // Included as valid, then refused in dispatch (the code is no runtime), which the runtime reports as an event.

@@ -38,7 +38,8 @@ afterAll(async () => {
   await devnet?.close();
 });
 
-const metric = async (instance: Fastcar, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${instance.metricsUrl}/metrics`)).text())?.[1]);
+const metric = async (instance: Fastcar, name: string) =>
+  Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${instance.metricsUrl}/metrics`)).text())?.[1]);
 
 async function waitForIndex(instance: Fastcar, blocks: number) {
   const deadline = Date.now() + 60_000;
@@ -157,8 +158,27 @@ it('answers 600 hostile lookups and stream openings without a 5xx or a hang, alw
   };
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const hex = (bytes: number) => Array.from({ length: bytes * 2 }, () => pick([...'0123456789abcdef'])).join('');
-  const number = () => pick([String(Math.floor(random() * 250)), String(-Math.floor(random() * 100)), '9'.repeat(1 + Math.floor(random() * 30)), '1e3', '0x10', '', '%00', '1.5', 'NaN']);
-  const hashes = [() => `0x${hex(32)}`, () => `0x${hex(Math.floor(random() * 40))}`, () => hex(32), () => `0x${hex(31)}zz`, () => '..%2F..%2Fetc', () => encodeURIComponent('ハッシュ'), () => '%E0%A4%A'];
+  const number = () =>
+    pick([
+      String(Math.floor(random() * 250)),
+      String(-Math.floor(random() * 100)),
+      '9'.repeat(1 + Math.floor(random() * 30)),
+      '1e3',
+      '0x10',
+      '',
+      '%00',
+      '1.5',
+      'NaN',
+    ]);
+  const hashes = [
+    () => `0x${hex(32)}`,
+    () => `0x${hex(Math.floor(random() * 40))}`,
+    () => hex(32),
+    () => `0x${hex(31)}zz`,
+    () => '..%2F..%2Fetc',
+    () => encodeURIComponent('ハッシュ'),
+    () => '%E0%A4%A',
+  ];
   const extrinsicQueries = [
     () => '',
     () => `?from=${number()}&to=${number()}`,

@@ -73,7 +73,9 @@ it('after a reconnect, trusts no finalized height until the renewed subscription
 
     await relay.close();
     // Back, but renewing the subscription gets an id and never a notification (a node or proxy that lost its own).
-    relay = await startRelay(devnet.wsUrl, 0, port, (call) => (call.method === 'chain_subscribeFinalizedHeads' ? { result: 'silent-subscription' } : undefined));
+    relay = await startRelay(devnet.wsUrl, 0, port, (call) =>
+      call.method === 'chain_subscribeFinalizedHeads' ? { result: 'silent-subscription' } : undefined,
+    );
     const back = Date.now();
     let answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfer25}`);
     while (answer.status !== 200 && Date.now() - back < 5000) {
@@ -97,29 +99,33 @@ const SYSTEM_EVENTS = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc84618
 it.each([
   ['after the block came and before its events did', (call: RelayedCall) => call.method === 'state_getStorage' && call.params?.[0] === SYSTEM_EVENTS, 20],
   ['with the block, its events and the rest unanswered', (call: RelayedCall) => call.method === 'chain_getBlock', 0],
-])('a node lost %s: 503, the process lives on, and recovers', async (_when, isCut, dropAfterMs) => {
-  let dropping = false;
-  const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => (dropping && isCut(call) ? { dropAfterMs } : undefined));
-  const fastcar = await startFastcarProcess(relay.url, { FASTCAR_CACHE_MAX_BYTES: '1' }, { fromSource: true });
-  try {
-    dropping = true;
-    const lost = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);
-    expect(lost.status).toBe(503);
-    expect(lost.body).toEqual({ code: 503, message: expect.any(String) });
-    dropping = false;
-    const back = Date.now();
-    let answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);
-    while (answer.status !== 200 && Date.now() - back < 10_000) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);
+])(
+  'a node lost %s: 503, the process lives on, and recovers',
+  async (_when, isCut, dropAfterMs) => {
+    let dropping = false;
+    const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => (dropping && isCut(call) ? { dropAfterMs } : undefined));
+    const fastcar = await startFastcarProcess(relay.url, { FASTCAR_CACHE_MAX_BYTES: '1' }, { fromSource: true });
+    try {
+      dropping = true;
+      const lost = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);
+      expect(lost.status).toBe(503);
+      expect(lost.body).toEqual({ code: 503, message: expect.any(String) });
+      dropping = false;
+      const back = Date.now();
+      let answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);
+      while (answer.status !== 200 && Date.now() - back < 10_000) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.big}`);
+      }
+      expect(answer.status).toBe(200);
+      expect(() => process.kill(fastcar.pid, 0)).not.toThrow();
+    } finally {
+      await fastcar.stop();
+      await relay.close();
     }
-    expect(answer.status).toBe(200);
-    expect(() => process.kill(fastcar.pid, 0)).not.toThrow();
-  } finally {
-    await fastcar.stop();
-    await relay.close();
-  }
-}, 60_000);
+  },
+  60_000,
+);
 
 it('behind a proxy whose node is gone: 503 with Retry-After, /health not ok, and recovery', async () => {
   const port = await freePort();

@@ -49,7 +49,18 @@ const ids = [
   () => `${Math.floor(random() * 20)}.5`,
   () => '',
 ];
-const suffixes = ['', '/header', '/para-inclusions', '/extrinsics/0', `/extrinsics/${Math.floor(random() * 1000)}`, '/extrinsics/-1', '/extrinsics/x', '/extrinsics-raw', '/../..', '/%2e%2e'];
+const suffixes = [
+  '',
+  '/header',
+  '/para-inclusions',
+  '/extrinsics/0',
+  `/extrinsics/${Math.floor(random() * 1000)}`,
+  '/extrinsics/-1',
+  '/extrinsics/x',
+  '/extrinsics-raw',
+  '/../..',
+  '/%2e%2e',
+];
 const queries = [
   () => '',
   () => '?noFees=true',

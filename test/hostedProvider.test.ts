@@ -111,7 +111,12 @@ describe('a cold block over HTTP', () => {
       const { calls, waves } = cost(over.headers);
       expect({ path, calls, waves }).toEqual({ path, ...cost(direct.headers) });
       // What the provider saw: every call, one request per wave, and no more rounds than counted.
-      expect({ path, calls: stand.counts.calls, requests: stand.counts.requests, rounds: stand.counts.rounds }).toEqual({ path, calls, requests: waves, rounds: waves });
+      expect({ path, calls: stand.counts.calls, requests: stand.counts.requests, rounds: stand.counts.rounds }).toEqual({
+        path,
+        calls,
+        requests: waves,
+        rounds: waves,
+      });
       // "Is it finalized?" is never asked on the way.
       expect(stand.counts.methods.chain_getFinalizedHead ?? 0).toBe(0);
       expect(stand.counts.methods.chain_getHeader ?? 0).toBe(0);
@@ -260,7 +265,11 @@ describe('a provider with limits', () => {
 describe('over HTTP/2 with TLS', () => {
   it('fastcar in its own process, trusting the provider certificate, gets the same answers, every request HTTP/2 on one connection', async () => {
     const stand = await provider({ tls: true, delayMs: 20 });
-    const fastcar = await startFastcarProcess(stand.url, { ...COLD, ...NO_POLLS, NODE_EXTRA_CA_CERTS: stand.caPath!, FASTCAR_LOG_LEVEL: 'error' }, { fromSource: true });
+    const fastcar = await startFastcarProcess(
+      stand.url,
+      { ...COLD, ...NO_POLLS, NODE_EXTRA_CA_CERTS: stand.caPath!, FASTCAR_LOG_LEVEL: 'error' },
+      { fromSource: true },
+    );
     started.push({ close: () => fastcar.stop() });
     const paths = PATHS.filter((path) => !path.startsWith(`/blocks/${manifest.blocks.feeInAsset}`)).slice(0, 20);
     for (const answer of await askAll(fastcar.url, paths, 4)) {
@@ -320,7 +329,12 @@ describe('the HTTP transport', () => {
     const stand = await provider({ delayMs: 100, maxInFlight: 1, retryAfterSeconds: 1 });
     // The limit it holds to as it sends calls again (it grows back with the answers after).
     const limitsOnRetry: number[] = [];
-    const transport: HttpRpcTransport = new HttpRpcTransport({ url: stand.url, maxInFlight: 4, coalesce: false, hooks: { onRetry: () => limitsOnRetry.push(transport.learned.inFlight) } });
+    const transport: HttpRpcTransport = new HttpRpcTransport({
+      url: stand.url,
+      maxInFlight: 4,
+      coalesce: false,
+      hooks: { onRetry: () => limitsOnRetry.push(transport.learned.inFlight) },
+    });
     started.push(transport);
     const sent = Date.now();
     const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => transport.send('chain_getBlockHash', [i])));

@@ -71,7 +71,9 @@ function flood(base: string, paths: string[], seconds: number): Promise<Record<s
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Record<string, Record<string, number>>) : reject(new Error(`flood exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as Record<string, Record<string, number>>) : reject(new Error(`flood exited with ${code}`)),
+    );
   });
 }
 

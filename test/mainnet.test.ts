@@ -24,8 +24,15 @@ afterAll(async () => {
 /** Where two JSON values differ, as paths with both sides (at most a few). */
 function differences(actual: unknown, expected: unknown, path = '$', found: string[] = []): string[] {
   if (found.length >= 6) return found;
-  if (typeof actual !== typeof expected || Array.isArray(actual) !== Array.isArray(expected) || actual === null || expected === null || typeof actual !== 'object') {
-    if (JSON.stringify(actual) !== JSON.stringify(expected)) found.push(`${path}: ${JSON.stringify(actual)?.slice(0, 160)} != ${JSON.stringify(expected)?.slice(0, 160)}`);
+  if (
+    typeof actual !== typeof expected ||
+    Array.isArray(actual) !== Array.isArray(expected) ||
+    actual === null ||
+    expected === null ||
+    typeof actual !== 'object'
+  ) {
+    if (JSON.stringify(actual) !== JSON.stringify(expected))
+      found.push(`${path}: ${JSON.stringify(actual)?.slice(0, 160)} != ${JSON.stringify(expected)?.slice(0, 160)}`);
     return found;
   }
   const keys = new Set([...Object.keys(actual as object), ...Object.keys(expected as object)]);
@@ -44,7 +51,6 @@ describe.each(recordedNumbers())('block %i', (number) => {
     expect([byHash.status, differences(byHash.body, expected)]).toEqual([200, []]);
   });
 });
-
 
 describe('variants of the recorded blocks', () => {
   const sample = () => recordedNumbers().filter((_, i) => i % 3 === 0);
@@ -123,7 +129,9 @@ describe('a runtime that does not declare the TransactionPaymentApi', () => {
     try {
       const { status, body } = await getJson(`${service.url}/blocks/4392619`);
       expect(status).toBe(200);
-      const infos = (body as { extrinsics: { info: unknown; paysFee: boolean; signature: unknown }[] }).extrinsics.filter((x) => x.signature).map((x) => x.info);
+      const infos = (body as { extrinsics: { info: unknown; paysFee: boolean; signature: unknown }[] }).extrinsics
+        .filter((x) => x.signature)
+        .map((x) => x.info);
       expect(infos.length).toBeGreaterThan(0);
       for (const info of infos) expect(info).toEqual({ error: 'Rpc method payment::queryInfo is not available' });
     } finally {

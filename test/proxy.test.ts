@@ -65,7 +65,7 @@ it('takes batches, keeps ids, and passes JSON-RPC errors back', async () => {
   expect(answers[0].result).toMatch(/^0x[0-9a-f]{64}$/);
   expect(answers[1].error).toEqual({ code: expect.any(Number), message: expect.any(String) });
   expect(answers[2].result).toMatchObject({ number: expect.any(String) });
-  expect(await rpc("not json")).toMatchObject({ error: { code: -32600 } });
+  expect(await rpc('not json')).toMatchObject({ error: { code: -32600 } });
 });
 
 it('merges identical calls that are in flight together into one upstream call', async () => {

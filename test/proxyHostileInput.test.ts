@@ -49,11 +49,30 @@ const call = (method: string, params: unknown[] = [], id: unknown = 1) => JSON.s
 
 /** The methods a hostile client tried that must never reach a node. */
 const UNSAFE = [
-  'dev_newBlock', 'dev_setStorage', 'dev_setHead', 'dev_timeTravel', 'dev_setBlockBuildMode', 'author_insertKey', 'author_rotateKeys',
-  'author_removeExtrinsic', 'author_hasKey', 'author_hasSessionKeys', 'system_addReservedPeer', 'system_removeReservedPeer',
-  'system_reservedPeers', 'system_addLogFilter', 'system_resetLogFilter', 'offchain_localStorageSet', 'offchain_localStorageGet',
-  'sudo_sessionKeys_unstable_generate', 'sudo_network_unstable_watch', 'system_peers', 'system_networkState', 'state_getPairs',
-  'state_traceBlock', 'system_dryRun',
+  'dev_newBlock',
+  'dev_setStorage',
+  'dev_setHead',
+  'dev_timeTravel',
+  'dev_setBlockBuildMode',
+  'author_insertKey',
+  'author_rotateKeys',
+  'author_removeExtrinsic',
+  'author_hasKey',
+  'author_hasSessionKeys',
+  'system_addReservedPeer',
+  'system_removeReservedPeer',
+  'system_reservedPeers',
+  'system_addLogFilter',
+  'system_resetLogFilter',
+  'offchain_localStorageSet',
+  'offchain_localStorageGet',
+  'sudo_sessionKeys_unstable_generate',
+  'sudo_network_unstable_watch',
+  'system_peers',
+  'system_networkState',
+  'state_getPairs',
+  'state_traceBlock',
+  'system_dryRun',
 ];
 const PROTOTYPE_NAMES = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'];
 
@@ -103,7 +122,11 @@ describe('hostile clients, against the proxy in its own process', () => {
 
   it('refuses messages nested deeper than the limit, over HTTP and WebSocket, before parsing them', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    const bodies = [`{"jsonrpc":"2.0","id":${deep},"method":"chain_getHeader","params":[]}`, `{"jsonrpc":"2.0","id":1,"method":"chain_getBlockHash","params":${deep}}`, deep];
+    const bodies = [
+      `{"jsonrpc":"2.0","id":${deep},"method":"chain_getHeader","params":[]}`,
+      `{"jsonrpc":"2.0","id":1,"method":"chain_getBlockHash","params":${deep}}`,
+      deep,
+    ];
     const socket = await openSocket(wsUrl);
     try {
       for (const body of bodies) {
@@ -141,7 +164,10 @@ describe('hostile clients, against the proxy in its own process', () => {
     } finally {
       socket.close();
     }
-    const reached = node.calls.slice(before).map((c) => c.method).filter((method) => !/^chain_get(Header|FinalizedHead)$/.test(method));
+    const reached = node.calls
+      .slice(before)
+      .map((c) => c.method)
+      .filter((method) => !/^chain_get(Header|FinalizedHead)$/.test(method));
     expect(reached).toEqual([]); // only the proxy's own health checks
   });
 
@@ -211,7 +237,12 @@ describe('hostile clients, against the proxy in its own process', () => {
       ])();
     const message = (): unknown =>
       pick<() => unknown>([
-        () => ({ jsonrpc: '2.0', id: value(), method: pick([...PROTOTYPE_NAMES, ...UNSAFE, 'chain_getBlockHash', 'chain_getHeader', value()]), params: value() }),
+        () => ({
+          jsonrpc: '2.0',
+          id: value(),
+          method: pick([...PROTOTYPE_NAMES, ...UNSAFE, 'chain_getBlockHash', 'chain_getHeader', value()]),
+          params: value(),
+        }),
         () => ({ jsonrpc: value(), id: 1, method: 'chain_getBlockHash', params: [Math.floor(random() * 300)] }),
         () => ({ method: 'chain_subscribeNewHeads' }),
         () => ({ jsonrpc: '2.0', method: 'chain_unsubscribeNewHeads', params: [value()] }),
@@ -287,7 +318,9 @@ describe('upstreams that lag, fork or answer nonsense', () => {
     for (const [round, nonsense] of [[[1]], '0x1234', { number: 1 }].entries()) {
       const n = 9 + round;
       const hash = honest('chain_getBlockHash', [n]) as string;
-      good.setHandler((method, params) => (method === 'chain_getBlockHash' || (method === 'chain_getHeader' && params[0] === hash) ? nonsense : honest(method, params)));
+      good.setHandler((method, params) =>
+        method === 'chain_getBlockHash' || (method === 'chain_getHeader' && params[0] === hash) ? nonsense : honest(method, params),
+      );
       const bad = (await post(url, call('chain_getBlockHash', [n]))).answer as Answer;
       expect(bad.error?.code).toBe(-32090);
       const badHeader = (await post(url, call('chain_getHeader', [hash]))).answer as Answer;

@@ -52,7 +52,11 @@ interface Answer {
 }
 
 async function post(method: string, params: unknown[], id = 1): Promise<Answer> {
-  const response = await fetch(httpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+  const response = await fetch(httpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+  });
   return (await response.json()) as Answer;
 }
 
@@ -88,14 +92,24 @@ it('answers over HTTP POST as the devnet does, waiting out the provider 429s', a
 it('keeps to the batch size and requests in flight set for HTTP upstreams', async () => {
   // A provider that takes batches of at most 2 calls and counts how many requests it holds at once.
   const strict = await startHostedProvider(devnet.wsUrl, { delayMs: 20, maxBatch: 2 });
-  const config = loadProxyConfig([], { PROXY_UPSTREAMS: strict.url, PROXY_PORT: '0', PROXY_LOG_LEVEL: 'silent', PROXY_HTTP_MAX_BATCH: '2', PROXY_HTTP_MAX_IN_FLIGHT: '1' });
+  const config = loadProxyConfig([], {
+    PROXY_UPSTREAMS: strict.url,
+    PROXY_PORT: '0',
+    PROXY_LOG_LEVEL: 'silent',
+    PROXY_HTTP_MAX_BATCH: '2',
+    PROXY_HTTP_MAX_IN_FLIGHT: '1',
+  });
   const started = await startProxy(config, createLogger('silent'));
   const url = `http://${started.address}`;
   try {
     const numbers = Array.from({ length: Math.min(12, manifest.head.number) }, (_, i) => i + 1);
     const answers = await Promise.all(
       numbers.map(async (n) => {
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'chain_getBlockHash', params: [n] }) });
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'chain_getBlockHash', params: [n] }),
+        });
         return ((await response.json()) as Answer).result;
       }),
     );

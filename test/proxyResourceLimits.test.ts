@@ -200,7 +200,7 @@ describe('answer size limits and the cached answer path (item 1)', () => {
     await start({ maxAnswerBytes: 1_000_000 });
     const { text } = await requestFrom(url, 'POST', call('state_getMetadata', [HASH], 'm'));
     expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id: 'm', error: { code: -32008, message: expect.stringContaining('Response too large') } });
-    expect(((JSON.parse((await requestFrom(url, 'POST', call('chain_getBlockHash', [3]))).text) as Answer).result)).toMatch(/^0x/);
+    expect((JSON.parse((await requestFrom(url, 'POST', call('chain_getBlockHash', [3]))).text) as Answer).result).toMatch(/^0x/);
   });
 
   it('serves a cached answer as the same JSON text as the first, over HTTP and as one (fragmented) WebSocket message', async () => {
@@ -326,7 +326,9 @@ describe('connections per client address, and idle WebSockets (item 3)', () => {
     try {
       const overWs = await callOver(socket, 'chain_getBlockHash', [5], 1);
       const { failures, slowestMs } = await probe(proxy.url, 2000, [call('chain_getBlockHash', [7])]);
-      console.log(`one address: ${opened} WebSockets opened, ${refused} refused; another's call over WebSocket ${Math.round(overWs.ms)} ms, slowest probe ${slowestMs} ms`);
+      console.log(
+        `one address: ${opened} WebSockets opened, ${refused} refused; another's call over WebSocket ${Math.round(overWs.ms)} ms, slowest probe ${slowestMs} ms`,
+      );
       expect(opened).toBe(16);
       expect(refused).toBe(184);
       expect(overWs.answer.result).toMatch(/^0x/);
@@ -455,7 +457,9 @@ describe("the cache's byte cap is its memory (item 5)", () => {
       gc();
       const grewMb = (process.memoryUsage().heapUsed - before) / 2 ** 20;
       const counted = await metric(url, 'proxy_cache_bytes');
-      console.log(`cache of ${cap / 2 ** 20} MB filled with 56,320 small answers: heap grew ${grewMb.toFixed(1)} MB, counted ${(counted / 2 ** 20).toFixed(1)} MB`);
+      console.log(
+        `cache of ${cap / 2 ** 20} MB filled with 56,320 small answers: heap grew ${grewMb.toFixed(1)} MB, counted ${(counted / 2 ** 20).toFixed(1)} MB`,
+      );
       expect(counted).toBeLessThanOrEqual(cap);
       expect(grewMb).toBeLessThan((cap / 2 ** 20) * 1.2);
     } finally {

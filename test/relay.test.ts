@@ -45,7 +45,7 @@ afterAll(async () => {
 const hashOf = (number: number) => recording.blocks.find((block) => block.number === number)!.hash;
 
 describe('/rc/blocks: the relay chain through the same service', () => {
-  it("answers a relay block as sidecar recorded it from a live node", async () => {
+  it('answers a relay block as sidecar recorded it from a live node', async () => {
     const { status, body } = await getJson(`${fastcar.url}/rc/blocks/7300000`);
     expect(status).toBe(200);
     const { finalized: _tag, ...expected } = recording.recorded['7300000'] as Record<string, unknown>;
@@ -159,7 +159,9 @@ describe('useRcBlock', () => {
 
   it('answers an empty list (or an empty object form) when the relay block included none', async () => {
     expect((await getJson(`${fastcar.url}/blocks/${NO_ASSET_HUB_BLOCK}?useRcBlock=true`)).body).toEqual([]);
-    const object = (await getJson(`${fastcar.url}/blocks/${NO_ASSET_HUB_BLOCK}?useRcBlock=true&useRcBlockFormat=object`)).body as { parachainDataPerBlock: unknown[] };
+    const object = (await getJson(`${fastcar.url}/blocks/${NO_ASSET_HUB_BLOCK}?useRcBlock=true&useRcBlockFormat=object`)).body as {
+      parachainDataPerBlock: unknown[];
+    };
     expect(object.parachainDataPerBlock).toEqual([]);
   });
 
@@ -211,7 +213,10 @@ describe('relay-side XCM, against sidecar 18 on real Polkadot relay blocks', () 
   beforeAll(async () => {
     polkadot = await startRecordedNode(loadPolkadotRecording());
     // Sidecar's usual readiness probe asks for the genesis header, which the recording lacks.
-    [sidecar, ours] = await Promise.all([startSidecar(polkadot.url, `/blocks/${RELAY_BLOCK}/header`), startFastcarOn(polkadot.url, { FASTCAR_PREBUILD_BLOCKS: '0' })]);
+    [sidecar, ours] = await Promise.all([
+      startSidecar(polkadot.url, `/blocks/${RELAY_BLOCK}/header`),
+      startFastcarOn(polkadot.url, { FASTCAR_PREBUILD_BLOCKS: '0' }),
+    ]);
   }, 120_000);
 
   afterAll(async () => {
@@ -219,17 +224,22 @@ describe('relay-side XCM, against sidecar 18 on real Polkadot relay blocks', () 
     await polkadot?.close();
   });
 
-  it.each([RELAY_BLOCK, NO_ASSET_HUB_BLOCK])('block %i: the upward and horizontal messages of its backed candidates, and the whole block, as sidecar reads them', async (number) => {
-    for (const query of ['decodedXcmMsgs=true&noFees=true', 'decodedXcmMsgs=true&paraId=2034&noFees=true']) {
-      const path = `/blocks/${number}?${query}`;
-      const [theirs, mine] = await Promise.all([getReferenceJson(sidecar.url + path), getJson(ours.url + path)]);
-      expect([path, mine.status]).toEqual([path, theirs.status]);
-      expect(mine.body).toEqual(theirs.body);
-    }
-    const all = (await getJson(`${ours.url}/blocks/${number}?decodedXcmMsgs=true&noFees=true`)).body as { decodedXcmMsgs: { upwardMessages: unknown[]; horizontalMessages: unknown[] } };
-    expect(all.decodedXcmMsgs.upwardMessages.length + all.decodedXcmMsgs.horizontalMessages.length).toBeGreaterThan(0);
-    expect(polkadot.gaps).toEqual([]);
-  });
+  it.each([RELAY_BLOCK, NO_ASSET_HUB_BLOCK])(
+    'block %i: the upward and horizontal messages of its backed candidates, and the whole block, as sidecar reads them',
+    async (number) => {
+      for (const query of ['decodedXcmMsgs=true&noFees=true', 'decodedXcmMsgs=true&paraId=2034&noFees=true']) {
+        const path = `/blocks/${number}?${query}`;
+        const [theirs, mine] = await Promise.all([getReferenceJson(sidecar.url + path), getJson(ours.url + path)]);
+        expect([path, mine.status]).toEqual([path, theirs.status]);
+        expect(mine.body).toEqual(theirs.body);
+      }
+      const all = (await getJson(`${ours.url}/blocks/${number}?decodedXcmMsgs=true&noFees=true`)).body as {
+        decodedXcmMsgs: { upwardMessages: unknown[]; horizontalMessages: unknown[] };
+      };
+      expect(all.decodedXcmMsgs.upwardMessages.length + all.decodedXcmMsgs.horizontalMessages.length).toBeGreaterThan(0);
+      expect(polkadot.gaps).toEqual([]);
+    },
+  );
 });
 
 describe('a relay node that is not there at start', () => {

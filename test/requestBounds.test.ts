@@ -59,7 +59,9 @@ it('stops building a range when its client leaves', async () => {
   try {
     relay.reset();
     const stop = new AbortController();
-    const request = fetch(`${fastcar.url}/blocks?range=1-190`, { signal: stop.signal }).then((r) => r.text()).catch(() => 'aborted');
+    const request = fetch(`${fastcar.url}/blocks?range=1-190`, { signal: stop.signal })
+      .then((r) => r.text())
+      .catch(() => 'aborted');
     await new Promise((resolve) => setTimeout(resolve, 300));
     stop.abort();
     expect(await request).toBe('aborted');

@@ -177,7 +177,10 @@ describe('/runtime/metadata', () => {
 
   it('sends the same bytes compressed, each form made once per runtime and given at every block of it', async () => {
     const plain = await getJson(`${fastcar.url}/runtime/metadata?at=3`);
-    for (const [encoding, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync]] as const) {
+    for (const [encoding, decode] of [
+      ['gzip', gunzipSync],
+      ['br', brotliDecompressSync],
+    ] as const) {
       for (const at of [3, 5, 3]) {
         // Read raw (fetch would decode it).
         const [raw, sentAs] = await new Promise<[Buffer, unknown]>((resolve, reject) => {
@@ -242,7 +245,7 @@ describe('/runtime/metadata/{metadataVersion}', () => {
     expect(costOf(fresh)).toEqual({ calls: 2, waves: 1 });
   }, 120_000);
 
-  it('refuses bad versions with 400 and sidecar\'s messages, where sidecar answers 500', async () => {
+  it("refuses bad versions with 400 and sidecar's messages, where sidecar answers 500", async () => {
     await compareError('/runtime/metadata/vx', 400);
     await compareError('/runtime/metadata/x15', 400, 500);
     await compareError('/runtime/metadata/v17', 400, 500);
@@ -287,7 +290,7 @@ describe('/node/transaction-pool', () => {
     expect(costOf(await getJson(`${fastcar.url}/node/transaction-pool`))).toEqual({ calls: 1, waves: 1 });
   });
 
-  it('refuses a malformed includeFee with sidecar\'s message', async () => {
+  it("refuses a malformed includeFee with sidecar's message", async () => {
     await compareError('/node/transaction-pool?includeFee=yes', 400);
     // An empty value: sidecar lets it pass and reads it as false; here it is malformed like any other.
     const empty = await both('/node/transaction-pool?includeFee=');

@@ -4,6 +4,7 @@
 // with the runtime of its parent, as sidecar does: the upgrade block's events were
 // encoded by the old runtime. The new runtime differs in its spec version and in
 // one event's docs, which `eventDocs` shows.
+import type { SeedManifest } from '../devnet/seed';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,11 +33,15 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'fastcar-upgrade-'));
   const wasmPath = join(scratch, 'upgraded.wasm');
   writeFileSync(wasmPath, upgraded.code);
-  let manifest;
+  let manifest: SeedManifest;
   ({ devnet, manifest } = await serveStoredChain(0, { wasmOverride: wasmPath }));
   upgradeAt = manifest.head.number;
   // The first block of the new runtime, built while fastcar and sidecar start (they are asked about it only once it is in).
-  [, fastcar, sidecar] = await Promise.all([devnet.chain.newBlock(), startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' }), startSidecar(devnet.wsUrl)]);
+  [, fastcar, sidecar] = await Promise.all([
+    devnet.chain.newBlock(),
+    startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' }),
+    startSidecar(devnet.wsUrl),
+  ]);
 }, 180_000);
 
 afterAll(async () => {
@@ -76,7 +81,10 @@ it('decodes the enacting block with the old runtime and the next one with the ne
 it('answers both blocks as sidecar does, by number and by hash', async () => {
   for (const number of [upgradeAt, upgradeAt + 1]) {
     for (const query of ['?eventDocs=true&extrinsicDocs=true', '']) {
-      const [ours, theirs] = await Promise.all([getJson(`${fastcar.url}/blocks/${number}${query}`), getReferenceJson(`${sidecar.url}/blocks/${number}${query}`)]);
+      const [ours, theirs] = await Promise.all([
+        getJson(`${fastcar.url}/blocks/${number}${query}`),
+        getReferenceJson(`${sidecar.url}/blocks/${number}${query}`),
+      ]);
       expect([number, query, ours.status]).toEqual([number, query, theirs.status]);
       expect(ours.body).toEqual(theirs.body);
       const hash = (ours.body as { hash: string }).hash;

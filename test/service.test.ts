@@ -107,14 +107,23 @@ describe('HTTP caching', () => {
     expect(await kept()).toBe(before);
   });
 
-
   it('keeps one warm answer per block and options, whatever spelling asked for it', async () => {
     const kept = async () => Number(/^fastcar_hot_answers (\d+)$/m.exec(await (await fetch(`${fastcar.metricsUrl}/metrics`)).text())?.[1]);
     const n = manifest.blocks.batches;
     expect(n).toBeGreaterThan(1);
     const before = await kept();
     // Every spelling sidecar's parsing takes for this height (asked twice, the second time warm)...
-    const spellings = [`0${n}`, `${n}.0`, `0b${n.toString(2)}`, `0o${n.toString(8)}`, `+${n}`, `${n}e0`, `/v1/blocks/${n}`, `${n}?noFees=false`, `${n}?finalizedKey=TRUE`];
+    const spellings = [
+      `0${n}`,
+      `${n}.0`,
+      `0b${n.toString(2)}`,
+      `0o${n.toString(8)}`,
+      `+${n}`,
+      `${n}e0`,
+      `/v1/blocks/${n}`,
+      `${n}?noFees=false`,
+      `${n}?finalizedKey=TRUE`,
+    ];
     const answers = [];
     for (const spelling of [...spellings, ...spellings]) {
       answers.push(await getJson(`${fastcar.url}${spelling.startsWith('/') ? spelling : `/blocks/${spelling}`}`));
@@ -165,10 +174,7 @@ describe('Redis shared by two instances', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    [first, second] = await Promise.all([
-      startFastcarOn(devnet.wsUrl, { REDIS_URL: redis.url }),
-      startFastcarOn(devnet.wsUrl, { REDIS_URL: redis.url }),
-    ]);
+    [first, second] = await Promise.all([startFastcarOn(devnet.wsUrl, { REDIS_URL: redis.url }), startFastcarOn(devnet.wsUrl, { REDIS_URL: redis.url })]);
     await getJson(`${second.url}/blocks/1`); // runtime loaded
   }, 60_000);
 

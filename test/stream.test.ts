@@ -225,7 +225,13 @@ describe('a stream', () => {
     await stream.waitFor((event) => event.event === 'node-available', 10_000);
     await settle(1000);
     expect(heights(stream.events)).toEqual(range(head, head + 2));
-    expect(stream.events.map((event) => event.event ?? 'block')).toEqual(['block', 'node-unavailable', expect.any(String), expect.any(String), expect.any(String)]);
+    expect(stream.events.map((event) => event.event ?? 'block')).toEqual([
+      'block',
+      'node-unavailable',
+      expect.any(String),
+      expect.any(String),
+      expect.any(String),
+    ]);
     await expectAnswers(stream, (n) => `/blocks/${n}`);
     stream.close();
   }, 120_000);

@@ -195,7 +195,12 @@ describe('bodies refused before the node is asked', () => {
       const headers = { 'content-type': 'application/json', 'content-length': 200 };
       const req = request({ host: url.hostname, port: url.port, path: '/transaction', method: 'POST', headers });
       req.on('error', () => resolve());
-      req.write('{"tx":"0x12', () => setTimeout(() => (req.destroy(), resolve()), 100));
+      req.write('{"tx":"0x12', () =>
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 100),
+      );
     });
     expect((await post(fastcar.url, '/transaction/fee-estimate', { tx: '0x1234' })).status).toBe(400);
   });
@@ -211,7 +216,7 @@ describe('bodies refused before the node is asked', () => {
 describe('POST /transaction/dry-run', () => {
   const dry = (base: string, body: Record<string, unknown>) => post(base, '/transaction/dry-run', body);
 
-  it("answers as sidecar 20 for a call that succeeds, one whose dispatch fails, a bad origin and a remark, in one wave", async () => {
+  it('answers as sidecar 20 for a call that succeeds, one whose dispatch fails, a bad origin and a remark, in one wave', async () => {
     const { api, alice, bob } = signer;
     const calls = {
       transfer: api.tx.balances.transferKeepAlive(bob.address, UNIT).method.toHex(),

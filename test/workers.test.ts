@@ -19,14 +19,22 @@ afterAll(async () => {
   await devnet?.close();
 });
 
-it('runs the configured number of workers on one port, with fastcar\'s node flags, and stops them all', async () => {
+it("runs the configured number of workers on one port, with fastcar's node flags, and stops them all", async () => {
   const port = await freePort();
   let workers: number[] = [];
   // The primary started as a bare `node main.js` would be: its workers get the flags all the same.
-  const main = await startMainProcess({ WORKERS: '2', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' }, 'fastcar ready: 2 workers', []);
+  const main = await startMainProcess(
+    { WORKERS: '2', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'warn' },
+    'fastcar ready: 2 workers',
+    [],
+  );
   const { child } = main;
   try {
-    workers = execFileSync('pgrep', ['-P', String(child.pid), '-f', 'main.ts']).toString().trim().split('\n').map(Number);
+    workers = execFileSync('pgrep', ['-P', String(child.pid), '-f', 'main.ts'])
+      .toString()
+      .trim()
+      .split('\n')
+      .map(Number);
     expect(workers).toHaveLength(2);
     for (const pid of workers) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining([...NODE_FLAGS]));
     const answers = await Promise.all(Array.from({ length: 10 }, () => getJson(`http://127.0.0.1:${port}/blocks/3/header`)));
@@ -38,11 +46,15 @@ it('runs the configured number of workers on one port, with fastcar\'s node flag
   expect(workers.filter(isAlive)).toEqual([]);
 }, 120_000);
 
-it('warns when a single process runs without fastcar\'s node flags, and only then', async () => {
+it("warns when a single process runs without fastcar's node flags, and only then", async () => {
   const started = async (nodeFlags: readonly string[]) => {
     const port = await freePort();
     // One process (the warning is the primary's only there), logging at info: its other lines show the log was read.
-    const main = await startMainProcess({ WORKERS: '1', FASTCAR_WORKERS: '1', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'info' }, 'fastcar ready', nodeFlags);
+    const main = await startMainProcess(
+      { WORKERS: '1', FASTCAR_WORKERS: '1', FASTCAR_NODE_URL: devnet.wsUrl, FASTCAR_PORT: String(port), FASTCAR_LOG_LEVEL: 'info' },
+      'fastcar ready',
+      nodeFlags,
+    );
     // All it printed is in once its output closes, after it exits.
     const closed = new Promise((resolve) => main.child.once('close', resolve));
     await main.stop();
@@ -53,9 +65,9 @@ it('warns when a single process runs without fastcar\'s node flags, and only the
   };
   const [bare, flagged] = await Promise.all([started([]), started(NODE_FLAGS)]);
   for (const output of [bare, flagged]) expect(output).toContain('fastcar listening');
-  expect(bare).toContain('without fastcar\'s flags');
+  expect(bare).toContain("without fastcar's flags");
   expect(bare).toContain(NODE_FLAGS[0]);
-  expect(flagged).not.toContain('without fastcar\'s flags');
+  expect(flagged).not.toContain("without fastcar's flags");
 }, 120_000);
 
 function isAlive(pid: number): boolean {

@@ -86,7 +86,7 @@ it('gives empty lists for a block without messages, also on /blocks/head and wit
   expect((head.body as Record<string, unknown>).decodedXcmMsgs).toBeDefined();
 });
 
-it.each(['abc', '-1', '1.5'])('answers paraId=%s with sidecar\'s 400', async (paraId) => {
+it.each(['abc', '-1', '1.5'])("answers paraId=%s with sidecar's 400", async (paraId) => {
   const { status, body } = await getJson(`${fastcar.url}/blocks/${number}?decodedXcmMsgs=true&paraId=${paraId}`);
   expect(status).toBe(400);
   expect(body).toEqual({ code: 400, message: 'paraId must be an integer' });

@@ -35,9 +35,7 @@ export function parseBlockId(raw: string): BlockId | { kind: 'beyond'; number: n
     throw badRequest(`Cannot get block hash for ${raw}. Hex string block IDs must be 32-bytes (66-characters) in length.`);
   }
   if (raw.startsWith('0x')) {
-    throw badRequest(
-      `Cannot get block hash for ${raw}. Hex string block IDs must be a valid hex string and must be 32-bytes (66-characters) in length.`,
-    );
+    throw badRequest(`Cannot get block hash for ${raw}. Hex string block IDs must be a valid hex string and must be 32-bytes (66-characters) in length.`);
   }
   const number = Number(raw);
   if (raw.trim() === '' || !isUInt(number)) {

@@ -13,7 +13,7 @@ import { TypeDefInfo, type TypeDef } from '@polkadot/types-create/types';
 import { stringCamelCase } from '@polkadot/util';
 
 import { toSidecarJson } from './codecJson';
-import { ByteReader, DecodeError } from './reader';
+import { type ByteReader, DecodeError } from './reader';
 import { ss58At } from './ss58';
 import { mapKeyOf, type JsonValue } from './json';
 
@@ -350,7 +350,7 @@ function era(reader: ByteReader): JsonValue {
   const first = reader.u8();
   if (first === 0) return IMMORTAL_ERA;
   const encoded = first + (reader.u8() << 8);
-  const period = 2 << encoded % 16;
+  const period = 2 << (encoded % 16);
   const quantizeFactor = Math.max(period >> 12, 1);
   const phase = (encoded >> 4) * quantizeFactor;
   if (period < 4 || phase >= period) throw new DecodeError(`invalid mortal era ${encoded}`);

@@ -31,7 +31,6 @@ interface ExtensionReader {
   decode: Decoder;
 }
 
-
 /** The identifiers sidecar (through polkadot.js) reads these facts from, for types named otherwise. */
 const ROLE_BY_IDENTIFIER: Record<string, Role> = {
   CheckMortality: 'era',

@@ -104,7 +104,13 @@ export function readHeader(header: RpcHeaderJson): HeaderReading | undefined {
   return {
     hash,
     number,
-    fields: { number: String(number), parentHash: parentHash.toLowerCase(), stateRoot: stateRoot.toLowerCase(), extrinsicsRoot: extrinsicsRoot.toLowerCase(), logs },
+    fields: {
+      number: String(number),
+      parentHash: parentHash.toLowerCase(),
+      stateRoot: stateRoot.toLowerCase(),
+      extrinsicsRoot: extrinsicsRoot.toLowerCase(),
+      logs,
+    },
     engineItems,
   };
 }

@@ -54,17 +54,19 @@ export function eventRecordsOf(registry: TypeRegistry, bytes: Uint8Array): Event
 
 /** A block's events, in the compiled reading's terms. */
 export function eventsWithCodecs(events: EventRecord[]): DecodedEvent[] {
-  return events.map(({ event, phase }): DecodedEvent => ({
-    phase: phase.isApplyExtrinsic
-      ? { kind: 'applyExtrinsic', index: phase.asApplyExtrinsic.toNumber() }
-      : phase.isFinalization
-        ? { kind: 'finalization' }
-        : { kind: 'initialization' },
-    pallet: event.section,
-    method: event.method,
-    docs: docsText(event.data.meta.docs),
-    data: toSidecarJson(event.data) as JsonValue[],
-  }));
+  return events.map(
+    ({ event, phase }): DecodedEvent => ({
+      phase: phase.isApplyExtrinsic
+        ? { kind: 'applyExtrinsic', index: phase.asApplyExtrinsic.toNumber() }
+        : phase.isFinalization
+          ? { kind: 'finalization' }
+          : { kind: 'initialization' },
+      pallet: event.section,
+      method: event.method,
+      docs: docsText(event.data.meta.docs),
+      data: toSidecarJson(event.data) as JsonValue[],
+    }),
+  );
 }
 
 /**
@@ -80,7 +82,12 @@ export function decodeWithCodecs(block: Block, events: EventRecord[] | null, car
   const hashes: string[] = [];
   for (const extrinsic of block.extrinsics) {
     const call = callToJson(extrinsic.method as unknown as GenericCall, registry);
-    const decodedCall = { pallet: call.method.pallet, method: call.method.method, docs: docsText(extrinsic.meta.docs), args: call.args as { [name: string]: JsonValue } };
+    const decodedCall = {
+      pallet: call.method.pallet,
+      method: call.method.method,
+      docs: docsText(extrinsic.meta.docs),
+      args: call.args as { [name: string]: JsonValue },
+    };
     if (extrinsic.isGeneral()) {
       // polkadot.js reads a general transaction by every extension the metadata names, in
       // one list, and reads nothing for extensions it does not know (a signing one among

@@ -109,7 +109,7 @@ export class ByteReader {
   /** `length` bytes as 0x-prefixed lowercase hex. */
   hex(length: number): string {
     const at = this.take(length);
-    return '0x' + this.buffer.toString('hex', at, at + length);
+    return `0x${this.buffer.toString('hex', at, at + length)}`;
   }
 
   /** `length` bytes as a view (no copy). */

@@ -121,7 +121,8 @@ export class RuntimeCodecs {
             docs: docsText(variant.docs),
             // Compiled on first use: most of a runtime's events never appear.
             get fields() {
-              return (fields ??= types.map((type) => compiler.decoderOf(type)));
+              fields ??= types.map((type) => compiler.decoderOf(type));
+              return fields;
             },
           };
           this.events[palletIndex * 256 + variant.index.toNumber()] = entry;
@@ -233,7 +234,10 @@ export class RuntimeCodecs {
     const { registry, compiler } = this;
     const topArg = (name: string, type: number) => this.topArgDecoder(name, type);
     const found = registry.findMetaCall(new Uint8Array([palletIndex, callIndex]));
-    const fields = found.meta.fields.map((field, i) => ({ name: field.name.isSome ? field.name.unwrap().toString() : `param${i}`, type: field.type.toNumber() }));
+    const fields = found.meta.fields.map((field, i) => ({
+      name: field.name.isSome ? field.name.unwrap().toString() : `param${i}`,
+      type: field.type.toNumber(),
+    }));
     let top: CallEntry['topArgs'] | undefined;
     let nested: CallEntry['nestedArgs'] | undefined;
     const entry = {
@@ -242,10 +246,12 @@ export class RuntimeCodecs {
       docs: docsText(found.meta.docs),
       // Compiled on first use of the call.
       get topArgs() {
-        return (top ??= fields.map(({ name, type }) => ({ name, decode: topArg(name, type) })));
+        top ??= fields.map(({ name, type }) => ({ name, decode: topArg(name, type) }));
+        return top;
       },
       get nestedArgs() {
-        return (nested ??= fields.map(({ name, type }) => ({ name, decode: compiler.decoderOf(type) })));
+        nested ??= fields.map(({ name, type }) => ({ name, decode: compiler.decoderOf(type) }));
+        return nested;
       },
     };
     this.calls[palletIndex * 256 + callIndex] = entry;
@@ -263,7 +269,12 @@ export class RuntimeCodecs {
       return { method: { pallet: call.pallet, method: call.method }, args: call.args };
     };
     if (isCall(resolved)) return top;
-    if ((resolved.info === TypeDefInfo.Vec || resolved.info === TypeDefInfo.VecFixed) && resolved.sub && !Array.isArray(resolved.sub) && isCall(compiler.resolve(resolved.sub))) {
+    if (
+      (resolved.info === TypeDefInfo.Vec || resolved.info === TypeDefInfo.VecFixed) &&
+      resolved.sub &&
+      !Array.isArray(resolved.sub) &&
+      isCall(compiler.resolve(resolved.sub))
+    ) {
       return listOf(top, resolved.info === TypeDefInfo.VecFixed ? (resolved.length ?? 0) : undefined);
     }
     if (resolved.info === TypeDefInfo.Tuple && Array.isArray(resolved.sub) && resolved.sub.some((item) => isCall(compiler.resolve(item)))) {
@@ -285,7 +296,7 @@ export class RuntimeCodecs {
   /** Events must be `{ phase, event, topics: Vec<Hash> }` with the three phases, as every FRAME runtime has them. */
   private checkEventRecord(): boolean {
     const record = this.registry.lookup.types.find(({ type }) => type.path.join('::') === 'frame_system::EventRecord');
-    if (!record || !record.type.def.isComposite) return false;
+    if (!record?.type.def.isComposite) return false;
     const fields = record.type.def.asComposite.fields.map((field) => field.name.unwrapOr('').toString());
     if (fields.join() !== 'phase,event,topics') return false;
     const phase = this.registry.lookup.getSiType(record.type.def.asComposite.fields[0].type);
@@ -311,11 +322,7 @@ function isCall(def: TypeDef): boolean {
 }
 
 function isOpaque(def: TypeDef): boolean {
-  return (
-    (def.info === TypeDefInfo.Plain && def.type === 'Bytes') ||
-    def.info === TypeDefInfo.WrapperKeepOpaque ||
-    def.info === TypeDefInfo.WrapperOpaque
-  );
+  return (def.info === TypeDefInfo.Plain && def.type === 'Bytes') || def.info === TypeDefInfo.WrapperKeepOpaque || def.info === TypeDefInfo.WrapperOpaque;
 }
 
 /** A MultiSignature is printed as its bytes, without the scheme's name (as polkadot.js gives `signature`). */

@@ -27,7 +27,8 @@ function describe(error: unknown): { status: number; message: string; unexpected
   if (error instanceof BodyAbandonedError) return { status: 400, message: error.message };
   // The node's errors (src/rpc/nodeErrors.ts): throttled and unavailable (an answer too large included) are outages, a timeout is late;
   // a JSON-RPC error of the node's that a service did not turn into an answer is unexpected (500, below).
-  if (error instanceof NodeThrottledError) return { status: 503, message: 'The node provider is limiting requests; retry shortly.', retryAfterSeconds: error.retryAfterSeconds };
+  if (error instanceof NodeThrottledError)
+    return { status: 503, message: 'The node provider is limiting requests; retry shortly.', retryAfterSeconds: error.retryAfterSeconds };
   if (error instanceof NodeUnavailableError) return { status: 503, message: 'The node is unavailable; retry shortly.' };
   if (error instanceof IncompleteNodeAnswerError) return { status: 503, message: error.message, unexpected: true };
   if (error instanceof NodeTimeoutError) return { status: 504, message: 'The node did not answer in time.' };

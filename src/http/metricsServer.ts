@@ -16,7 +16,9 @@ export async function startMetricsServer(metrics: Metrics, host: string, port: n
     const path = req.url?.split('?', 1)[0];
     if (req.method !== 'GET' || path !== '/metrics') {
       const body = JSON.stringify({ code: 404, message: 'Only GET /metrics is served on this port.' });
-      res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' }).end(body);
+      res
+        .writeHead(404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' })
+        .end(body);
       return;
     }
     metrics.registry.metrics().then(

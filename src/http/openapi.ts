@@ -120,7 +120,8 @@ export function buildOpenApi(version: string, families: readonly RouteFamily[]):
     info: {
       title: 'fastcar',
       version,
-      description: "substrate-api-sidecar's API, field for field, answered with fewer node round trips. Errors are `{code, message}`; " +
+      description:
+        "substrate-api-sidecar's API, field for field, answered with fewer node round trips. Errors are `{code, message}`; " +
         'a transaction a POST route cannot use, `{code, error, transaction, cause, at}` (TransactionError).',
     },
     paths,

@@ -82,7 +82,7 @@ function accountHeaders(account: Account, cache: CacheFact | undefined, ignoredP
 
 function clientHas(req: IncomingMessage, etag: string): boolean {
   const ifNoneMatch = req.headers['if-none-match'];
-  return ifNoneMatch !== undefined && ifNoneMatch.split(/\s*,\s*/).includes(etag);
+  return ifNoneMatch?.split(/\s*,\s*/).includes(etag) ?? false;
 }
 
 /** Writes `reply`; resolves to the status sent. */
@@ -167,10 +167,13 @@ async function sendStream(req: IncomingMessage, res: ServerResponse, reply: Stre
 
 function sendEventStream(res: ServerResponse, reply: EventStreamReply, account: Account): void {
   res.writeHead(200, [
-    'Content-Type', 'text/event-stream; charset=utf-8',
-    'Cache-Control', 'no-store',
+    'Content-Type',
+    'text/event-stream; charset=utf-8',
+    'Cache-Control',
+    'no-store',
     // nginx (and balancers that follow it) pass the stream on as it comes instead of buffering it.
-    'X-Accel-Buffering', 'no',
+    'X-Accel-Buffering',
+    'no',
     ...accountHeaders(account, undefined, reply.ignoredParams),
   ]);
   res.socket?.setNoDelay(true);

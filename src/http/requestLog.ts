@@ -24,7 +24,15 @@ export class RequestLog {
     this.metrics.requests.observe(route, status, ms / 1000);
     if (!this.logger.isLevelEnabled('info')) return;
     this.logger.info(
-      { method: req.method, url: urlOf(req).slice(0, 300), status, ms: Math.round(ms * 10) / 10, rpcCalls: stats.rpcCalls, waves: stats.waves, cache: stats.cache ?? 'none' },
+      {
+        method: req.method,
+        url: urlOf(req).slice(0, 300),
+        status,
+        ms: Math.round(ms * 10) / 10,
+        rpcCalls: stats.rpcCalls,
+        waves: stats.waves,
+        cache: stats.cache ?? 'none',
+      },
       'request',
     );
   }

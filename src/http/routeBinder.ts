@@ -147,7 +147,9 @@ export class RouteBinder {
       const found = route.pattern.exec(local);
       if (!found) continue;
       const params: Record<string, string> = {};
-      route.names.forEach((name, i) => (params[name] = found[i + 1]));
+      route.names.forEach((name, i) => {
+        params[name] = found[i + 1];
+      });
       return { route, params };
     }
     return undefined;
@@ -163,10 +165,7 @@ export class RouteBinder {
     let answering: Promise<Answer | EventStreamReply>;
     try {
       const run = handler();
-      answering =
-        method === 'POST'
-          ? readJsonBody(req, res).then((body) => run({ ...request, body }))
-          : run(request);
+      answering = method === 'POST' ? readJsonBody(req, res).then((body) => run({ ...request, body })) : run(request);
     } catch (error) {
       fail(error);
       return;

@@ -58,7 +58,8 @@ export function decide(method: string, params: unknown): CacheDecision {
   if (method === 'chain_getBlockHash' && list.length === 1) {
     // One height, or a list of them (a window of hashes, as fastcar asks): kept once the highest is finalized.
     const numbers = Array.isArray(list[0]) ? (list[0].length <= MAX_LISTED_HEIGHTS ? list[0].map(heightOf) : []) : [heightOf(list[0])];
-    if (numbers.length > 0 && numbers.every((number) => Number.isInteger(number) && number >= 0)) return { kind: 'finalizedNumber', key, number: Math.max(...numbers) };
+    if (numbers.length > 0 && numbers.every((number) => Number.isInteger(number) && number >= 0))
+      return { kind: 'finalizedNumber', key, number: Math.max(...numbers) };
   }
   // Identical calls in flight still share one upstream request.
   return { kind: 'passThrough', mergeKey: key };

@@ -32,7 +32,8 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -65,7 +66,7 @@ export function readCall(value: unknown): { call: RpcCall } | { response: RpcRes
     return { response: failure(null, RpcCode.invalidRequest, 'Invalid Request: not an object') };
   }
   const request = value as Record<string, unknown>;
-  const hasId = Object.prototype.hasOwnProperty.call(request, 'id');
+  const hasId = Object.hasOwn(request, 'id');
   if (hasId && !isId(request.id)) {
     return { response: failure(null, RpcCode.invalidRequest, 'Invalid Request: id must be a string, a number or null') };
   }

@@ -156,7 +156,13 @@ export class WebSocketWriter {
  * socket to take each; a client that takes nothing for `sendTimeoutMs` loses
  * its connection. Resolves when the answer is out or the connection gone.
  */
-export async function writeHttpAnswer(res: ServerResponse, status: number, answer: Outgoing, sendTimeoutMs: number, headers: Record<string, string> = {}): Promise<void> {
+export async function writeHttpAnswer(
+  res: ServerResponse,
+  status: number,
+  answer: Outgoing,
+  sendTimeoutMs: number,
+  headers: Record<string, string> = {},
+): Promise<void> {
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(answer.bytes), ...headers });
   for (const chunk of answer.chunks()) {
     if (res.destroyed) return;

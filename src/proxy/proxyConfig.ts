@@ -5,7 +5,19 @@
 import { readFileSync } from 'node:fs';
 
 import {
-  ConfigError, count, defaultsOf, helpOf, HTTP_NODE_LIMITS, pick, readTable, splitList, text, variablesOf, type Env, type Setting, type Table,
+  ConfigError,
+  count,
+  defaultsOf,
+  helpOf,
+  HTTP_NODE_LIMITS,
+  pick,
+  readTable,
+  splitList,
+  text,
+  variablesOf,
+  type Env,
+  type Setting,
+  type Table,
 } from '../settings';
 
 /** What one client may take of the proxy. */

@@ -117,13 +117,17 @@ export class ProxyFront {
   }
 
   private verifyUpgrade(req: IncomingMessage, done: UpgradeDone): void {
-    if (this.refusedSockets.has(req.socket)) return done(false, 429, 'Too Many Requests');
+    if (this.refusedSockets.has(req.socket)) {
+      done(false, 429, 'Too Many Requests');
+      return;
+    }
     if (this.options.trustedProxies > 0) {
       // The WebSocket holds its TCP connection (from the balancer) to its end: counted until that closes.
       const release = this.parts.book.admit(this.clientOf(req), 'connection');
       if (isRefusal(release)) {
         this.parts.metrics.refused(release.reason);
-        return done(false, 429, 'Too Many Requests');
+        done(false, 429, 'Too Many Requests');
+        return;
       }
       req.socket.once('close', release);
       if (req.socket.destroyed) release();

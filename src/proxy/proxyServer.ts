@@ -210,5 +210,8 @@ export class RpcProxy {
 
 /** `{"jsonrpc":"2.0","id":…,"result":…}` with the result's text spliced in as it is (a cached one is never parsed or copied). */
 function successAnswer(id: RpcId, result: ResultText): Outgoing {
-  return new Outgoing().push(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`).push(result.text, result.bytes).push('}', 1);
+  return new Outgoing()
+    .push(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`)
+    .push(result.text, result.bytes)
+    .push('}', 1);
 }

@@ -53,7 +53,10 @@ type Check = (result: unknown, params: unknown[]) => boolean;
 /** Whether the result is of the method's type. Methods not listed here are never cached. */
 const SHAPES: Map<string, Check> = new Map<string, Check>([
   // A list of heights is answered with a list of their hashes.
-  ['chain_getBlockHash', (result, params) => (Array.isArray(params[0]) ? Array.isArray(result) && result.length === params[0].length && result.every(isHash) : isHash(result))],
+  [
+    'chain_getBlockHash',
+    (result, params) => (Array.isArray(params[0]) ? Array.isArray(result) && result.length === params[0].length && result.every(isHash) : isHash(result)),
+  ],
   ['chain_getHeader', isHeader],
   ['chain_getBlock', isSignedBlock],
   ['state_getStorage', isHex],

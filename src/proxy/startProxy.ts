@@ -15,11 +15,7 @@ export async function startProxy(config: ProxyConfig, logger: Logger): Promise<{
     http: { maxBatch: config.httpMaxBatch, maxInFlight: config.httpMaxInFlight, ratePerSecond: config.httpRatePerSecond },
   });
   await pool.start();
-  const proxy = new RpcProxy(
-    pool,
-    { ...config, methods: { allow: config.allowMethods, deny: config.denyMethods } },
-    logger,
-  );
+  const proxy = new RpcProxy(pool, { ...config, methods: { allow: config.allowMethods, deny: config.denyMethods } }, logger);
   const address = await proxy.listen();
   logger.info({ address, upstreams: config.upstreams.map(urlForLogs) }, 'proxy listening');
   return { proxy, address, pool };

@@ -208,12 +208,19 @@ export class Upstream {
    * are full); a JSON-RPC error from it comes back as RpcError. Resolves
    * to the function that ends the subscription.
    */
-  async subscribe(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: unknown) => void): Promise<() => Promise<void>> {
+  async subscribe(
+    notification: string,
+    method: string,
+    unsubscribeMethod: string,
+    params: unknown[],
+    onValue: (value: unknown) => void,
+  ): Promise<() => Promise<void>> {
     const link = this.linkWithRoom();
     link.subscriptions += 1; // promised now, so that concurrent subscribers count it
     let end: () => Promise<void>;
     try {
-      if (!link.transport.connected) await withTimeout(link.transport.ready, this.options.timeoutMs, () => new Error('the connection to the node did not open'));
+      if (!link.transport.connected)
+        await withTimeout(link.transport.ready, this.options.timeoutMs, () => new Error('the connection to the node did not open'));
       end = await link.transport.subscribe(notification, method, unsubscribeMethod, params, onValue);
     } catch (error) {
       this.release(link);
@@ -258,7 +265,10 @@ export class Upstream {
     if (this.probing) return; // the last probe is still out at the node: no second one beside it
     this.probing = true;
     const probe = (async () => {
-      const [best, finalizedHash] = (await Promise.all([this.primary.send('chain_getHeader', []), this.primary.send('chain_getFinalizedHead', [])])) as [RpcHeaderLike, string];
+      const [best, finalizedHash] = (await Promise.all([this.primary.send('chain_getHeader', []), this.primary.send('chain_getFinalizedHead', [])])) as [
+        RpcHeaderLike,
+        string,
+      ];
       const finalized = (await this.primary.send('chain_getHeader', [finalizedHash])) as RpcHeaderLike;
       return { best: parseInt(best.number, 16), finalized: parseInt(finalized.number, 16) };
     })();

@@ -206,7 +206,18 @@ export class HttpRpcTransport implements RpcTransport {
 
   private newCall(method: string, params: unknown[], options: HttpCallOptions, resolve: (result: unknown) => void, reject: (error: Error) => void): Call {
     const deadline = options.deadline ?? Date.now() + this.timeoutMs;
-    const call: Call = { method, params, deadline, idempotent: options.idempotent ?? true, resolve, reject, done: false, failures: 0, onRetry: options.onRetry, group: options.group };
+    const call: Call = {
+      method,
+      params,
+      deadline,
+      idempotent: options.idempotent ?? true,
+      resolve,
+      reject,
+      done: false,
+      failures: 0,
+      onRetry: options.onRetry,
+      group: options.group,
+    };
     this.unsettled += 1;
     this.counts.calls += 1;
     call.timer = setTimeout(() => this.expire(call), Math.max(0, deadline - Date.now()));
@@ -284,10 +295,13 @@ export class HttpRpcTransport implements RpcTransport {
     if (this.wakeTimer && this.wakeAt <= at) return;
     clearTimeout(this.wakeTimer);
     this.wakeAt = at;
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimer = undefined;
-      this.pump();
-    }, Math.max(1, at - Date.now()));
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeTimer = undefined;
+        this.pump();
+      },
+      Math.max(1, at - Date.now()),
+    );
   }
 
   private async post(calls: Call[]) {
@@ -309,7 +323,11 @@ export class HttpRpcTransport implements RpcTransport {
     let failure: unknown;
     try {
       const body = JSON.stringify(messages.length > 1 ? messages : messages[0]);
-      answer = await this.http.post(body, calls.every((call) => call.idempotent), post.controller.signal);
+      answer = await this.http.post(
+        body,
+        calls.every((call) => call.idempotent),
+        post.controller.signal,
+      );
     } catch (error) {
       failure = error;
     } finally {
@@ -408,7 +426,12 @@ export class HttpRpcTransport implements RpcTransport {
   /** An error page: sent again after a back-off, twice at most, if that fits before the deadline. */
   private serverError(calls: Call[], message: string) {
     const now = Date.now();
-    const again = this.judge(calls, 'serverError', (call) => now + backoffMs(call.failures), () => new NodeUnavailableError(message));
+    const again = this.judge(
+      calls,
+      'serverError',
+      (call) => now + backoffMs(call.failures),
+      () => new NodeUnavailableError(message),
+    );
     if (again.length > 0) this.retry(again, backoffMs(Math.max(...again.map((call) => call.failures))), now);
   }
 
@@ -418,7 +441,16 @@ export class HttpRpcTransport implements RpcTransport {
     this.batchCap = Math.max(1, Math.min(this.batchCap, Math.floor(calls.length / 2)));
     if (this.batchCap === 1) this.singleCalls = true;
     const now = Date.now();
-    this.retry(this.judge(calls, 'batchRefused', () => now, () => new NodeUnavailableError('the JSON-RPC server refused the batch')), 0, now);
+    this.retry(
+      this.judge(
+        calls,
+        'batchRefused',
+        () => now,
+        () => new NodeUnavailableError('the JSON-RPC server refused the batch'),
+      ),
+      0,
+      now,
+    );
   }
 
   private batchRefused(calls: Call[]) {
@@ -426,7 +458,16 @@ export class HttpRpcTransport implements RpcTransport {
     this.hooks.onBatchRefused?.('refused');
     this.singleCalls = true;
     const now = Date.now();
-    this.retry(this.judge(calls, 'batchRefused', () => now, () => new NodeUnavailableError('the JSON-RPC server refused the batch')), 0, now);
+    this.retry(
+      this.judge(
+        calls,
+        'batchRefused',
+        () => now,
+        () => new NodeUnavailableError('the JSON-RPC server refused the batch'),
+      ),
+      0,
+      now,
+    );
   }
 
   /** Sends calls again, after `delayMs`; `round` names the attempt the calls share. */

@@ -86,7 +86,13 @@ export class NodeClient {
    * Subscribes to `method`'s notifications; the WebSocket client renews the subscription by
    * itself after a reconnect. Resolves to the function that ends it.
    */
-  async subscribe<T>(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: T) => void): Promise<() => Promise<void>> {
+  async subscribe<T>(
+    notification: string,
+    method: string,
+    unsubscribeMethod: string,
+    params: unknown[],
+    onValue: (value: T) => void,
+  ): Promise<() => Promise<void>> {
     if (!this.transport.supportsSubscriptions) throw new Error('subscriptions need a WebSocket node');
     try {
       return await this.transport.subscribe(notification, method, unsubscribeMethod, params, (value) => {

@@ -152,7 +152,13 @@ export class WsRpcClient implements RpcTransport {
    * Subscribes to `method`; `onValue` gets each notification's result. The subscription is
    * taken out again after each reconnect until the returned function ends it.
    */
-  async subscribe(notification: string, method: string, unsubscribeMethod: string, params: unknown[], onValue: (value: unknown) => void): Promise<() => Promise<void>> {
+  async subscribe(
+    notification: string,
+    method: string,
+    unsubscribeMethod: string,
+    params: unknown[],
+    onValue: (value: unknown) => void,
+  ): Promise<() => Promise<void>> {
     const subscription = new Subscription(notification, method, unsubscribeMethod, params, onValue);
     await this.request(method, params, subscription);
     return () => this.unsubscribe(subscription);
@@ -226,7 +232,12 @@ export class WsRpcClient implements RpcTransport {
     if (this.closed) return;
     let socket: WebSocket;
     try {
-      socket = new WebSocket(this.url, { maxPayload: this.maxPayload, perMessageDeflate: false, handshakeTimeout: HANDSHAKE_TIMEOUT_MS, followRedirects: false });
+      socket = new WebSocket(this.url, {
+        maxPayload: this.maxPayload,
+        perMessageDeflate: false,
+        handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+        followRedirects: false,
+      });
     } catch {
       this.scheduleReconnect();
       return;
@@ -351,7 +362,10 @@ export class WsRpcClient implements RpcTransport {
     const params = message.params;
     if (typeof message.method === 'string' && typeof params === 'object' && params !== null) {
       const serverId = params.subscription;
-      if (typeof serverId === 'string' || typeof serverId === 'number') return this.notify(serverId, message, bytes);
+      if (typeof serverId === 'string' || typeof serverId === 'number') {
+        this.notify(serverId, message, bytes);
+        return;
+      }
     }
     this.dropped += 1;
   }
@@ -408,7 +422,10 @@ export class WsRpcClient implements RpcTransport {
 
   private notify(serverId: SubscriptionId, message: JsonRpcMessage, bytes: number): void {
     const subscription = this.byServerId.get(serverId);
-    if (subscription) return this.deliver(subscription, message);
+    if (subscription) {
+      this.deliver(subscription, message);
+      return;
+    }
     // A node may send the first notification before the answer that names the subscription.
     if (this.subscribing === 0 || this.earlyBytes + bytes > MAX_EARLY_BYTES) {
       this.dropped += 1;

@@ -57,7 +57,12 @@ export async function readResolvedAt(node: NodeClient, cache: TieredCache, block
   const kept = await cache.get(versionKey(block.hash));
   let failure: unknown;
   const [version, header] = await wave([
-    kept ? (JSON.parse(kept) as RuntimeVersionJson) : node.send<RuntimeVersionJson>('state_getRuntimeVersion', [block.hash]).catch((error: unknown) => void (failure = error)),
+    kept
+      ? (JSON.parse(kept) as RuntimeVersionJson)
+      : node.send<RuntimeVersionJson>('state_getRuntimeVersion', [block.hash]).catch((error: unknown) => {
+          failure = error;
+          return undefined;
+        }),
     block.number === undefined ? node.getHeader(block.hash) : undefined,
   ] as const);
   // A hash the node does not know fails both; its missing header says why.

@@ -85,7 +85,13 @@ export async function resolveFees(extrinsics: SidecarExtrinsic[], facts: Extrins
       // No inclusion fee: an unsigned extrinsic, which pays nothing.
       const inclusion = details.inclusionFee.unwrapOr(undefined);
       partialFee = inclusion
-        ? calc_partial_fee(inclusion.baseFee.toString(), inclusion.lenFee.toString(), inclusion.adjustedWeightFee.toString(), refTime(info.weight), String(completion.weight))
+        ? calc_partial_fee(
+            inclusion.baseFee.toString(),
+            inclusion.lenFee.toString(),
+            inclusion.adjustedWeightFee.toString(),
+            refTime(info.weight),
+            String(completion.weight),
+          )
         : '0';
       kind = 'postDispatch';
     } else if (support === 'unknown' && oneDimensional[i]) {

@@ -23,7 +23,12 @@ export function hashOfHeader(header: RpcHeader): Hex {
  * is not the block asked for (`isAskedFor` judges its hash): a node (or a proxy, or
  * chopsticks for hashes it does not know) can hand back some other block.
  */
-export function blockHeaderFields(header: RpcHeader, validatorsHex: Hex | null | undefined, registry: TypeRegistry, isAskedFor: (hash: string) => boolean): HeaderFields | undefined {
+export function blockHeaderFields(
+  header: RpcHeader,
+  validatorsHex: Hex | null | undefined,
+  registry: TypeRegistry,
+  isAskedFor: (hash: string) => boolean,
+): HeaderFields | undefined {
   const reading = readHeader(header);
   // A reading whose hash differs may be a chain with a header of its own: polkadot.js decides.
   if (reading && isAskedFor(reading.hash)) {

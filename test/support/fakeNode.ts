@@ -93,7 +93,8 @@ export async function startFakeNode(handler: Handler): Promise<FakeNode> {
       return reply({ result: true });
     }
     if (SUBSCRIBE.test(method)) {
-      if (subscriptions.size >= maxSubscriptions) return reply({ error: { code: -32006, message: `Too many subscriptions on the connection (at most ${maxSubscriptions})` } });
+      if (subscriptions.size >= maxSubscriptions)
+        return reply({ error: { code: -32006, message: `Too many subscriptions on the connection (at most ${maxSubscriptions})` } });
       const subscription = `sub-${nextSubscription++}`;
       subscriptions.add(subscription);
       return setTimeout(() => reply({ result: subscription }), subscribeDelay);
@@ -120,7 +121,9 @@ export async function startFakeNode(handler: Handler): Promise<FakeNode> {
     socket.on('close', () => held.delete(socket));
     socket.on('error', () => socket.terminate());
     socket.on('message', (data) => {
-      const message = JSON.parse(data.toString()) as { id: unknown; method: string; params?: unknown[] } | { id: unknown; method: string; params?: unknown[] }[];
+      const message = JSON.parse(data.toString()) as
+        | { id: unknown; method: string; params?: unknown[] }
+        | { id: unknown; method: string; params?: unknown[] }[];
       for (const call of Array.isArray(message) ? message : [message]) {
         const params = call.params ?? [];
         calls.push({ method: call.method, params });

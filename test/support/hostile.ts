@@ -22,7 +22,9 @@ export interface Hostile {
 }
 
 export async function startHostile(scenario: Scenario): Promise<Hostile> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'hostileClient.ts'), JSON.stringify(scenario)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'hostileClient.ts'), JSON.stringify(scenario)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const reports: Report[] = [];
   const waiters: (() => void)[] = [];
   let buffered = '';
@@ -87,7 +89,12 @@ export function socketFrom(url: string): Promise<WebSocket> {
 }
 
 /** One call over a WebSocket, answered (by id) within `ms`. */
-export function callOver(socket: WebSocket, method: string, params: unknown[], id: number): Promise<{ answer: { result?: unknown; error?: { code: number; message: string } }; ms: number }> {
+export function callOver(
+  socket: WebSocket,
+  method: string,
+  params: unknown[],
+  id: number,
+): Promise<{ answer: { result?: unknown; error?: { code: number; message: string } }; ms: number }> {
   const started = performance.now();
   return new Promise((resolve) => {
     const onMessage = (data: Buffer) => {

@@ -166,7 +166,11 @@ async function main(scenario: Scenario): Promise<void> {
     }
     case 'http-fill': {
       for (let b = 0; b < scenario.batches; b++) {
-        const response = await fetch(`http://127.0.0.1:${scenario.port}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: render(scenario.body, b) });
+        const response = await fetch(`http://127.0.0.1:${scenario.port}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: render(scenario.body, b),
+        });
         await response.arrayBuffer();
       }
       report('ready');

@@ -203,8 +203,24 @@ export async function startRecordedNode(recording: Recording, port = 0): Promise
 }
 
 const METHODS = [
-  'system_chain', 'system_name', 'system_version', 'system_properties', 'system_health', 'rpc_methods', 'chain_getBlockHash', 'chain_getFinalizedHead',
-  'chain_getHeader', 'chain_getBlock', 'state_getRuntimeVersion', 'chain_getRuntimeVersion', 'state_getMetadata', 'state_getStorage',
-  'state_call', 'payment_queryInfo', 'payment_queryFeeDetails', 'chain_subscribeFinalizedHeads', 'chain_subscribeNewHeads',
+  'system_chain',
+  'system_name',
+  'system_version',
+  'system_properties',
+  'system_health',
+  'rpc_methods',
+  'chain_getBlockHash',
+  'chain_getFinalizedHead',
+  'chain_getHeader',
+  'chain_getBlock',
+  'state_getRuntimeVersion',
+  'chain_getRuntimeVersion',
+  'state_getMetadata',
+  'state_getStorage',
+  'state_call',
+  'payment_queryInfo',
+  'payment_queryFeeDetails',
+  'chain_subscribeFinalizedHeads',
+  'chain_subscribeNewHeads',
   'state_subscribeRuntimeVersion',
 ];

@@ -65,7 +65,11 @@ export function bareInherents(devnet: Devnet): () => void {
   providers.forEach((provider, i) => {
     providers[i] = { createInherents: async (...args: unknown[]) => (await provider.createInherents(...args)).map(asBareV5) };
   });
-  return () => originals.forEach((provider, i) => (providers[i] = provider));
+  return () => {
+    originals.forEach((provider, i) => {
+      providers[i] = provider;
+    });
+  };
 }
 
 /**
@@ -129,7 +133,9 @@ export async function ethTransfer(api: ApiPromise, from: EthAccount, to: Hex, no
   const chainId = BigInt((api.consts.revive as unknown as { chainId: { toString(): string } }).chainId.toString());
   // Above the runtime's base fee (about 1e9 on the devnet); the rest is a tip.
   const gasPrice = 2_000_000_000n;
-  const estimate = (await (api.call.reviveApi as unknown as { ethTransact(tx: unknown): Promise<{ isOk: boolean; asOk: { ethGas: { toString(): string } }; toString(): string }> }).ethTransact({
+  const estimate = await (
+    api.call.reviveApi as unknown as { ethTransact(tx: unknown): Promise<{ isOk: boolean; asOk: { ethGas: { toString(): string } }; toString(): string }> }
+  ).ethTransact({
     from: from.address,
     to,
     value: 0,
@@ -137,11 +143,16 @@ export async function ethTransfer(api: ApiPromise, from: EthAccount, to: Hex, no
     gasPrice,
     chainId,
     nonce,
-  }));
+  });
   if (!estimate.isOk) throw new Error(`the runtime's estimate failed: ${estimate.toString()}`);
   const gas = BigInt(estimate.asOk.ethGas.toString());
   const fields = [rlpNumber(nonce), rlpNumber(gasPrice), rlpNumber(gas), rlpString(hexToU8a(to)), rlpNumber(0n), rlpString(new Uint8Array())];
   const signature = secp256k1Sign(rlpList([...fields, rlpNumber(chainId), rlpNumber(0n), rlpNumber(0n)]), { secretKey: from.secretKey }, 'keccak');
   const v = chainId * 2n + 35n + BigInt(signature[64]);
-  return rlpList([...fields, rlpNumber(v), rlpString(withoutLeadingZeros(signature.subarray(0, 32))), rlpString(withoutLeadingZeros(signature.subarray(32, 64)))]);
+  return rlpList([
+    ...fields,
+    rlpNumber(v),
+    rlpString(withoutLeadingZeros(signature.subarray(0, 32))),
+    rlpString(withoutLeadingZeros(signature.subarray(32, 64))),
+  ]);
 }

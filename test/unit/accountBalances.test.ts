@@ -47,7 +47,7 @@ describe('transferable', () => {
 describe('parseAddress', () => {
   const key = decodeAddress(ALICE);
 
-  it('reads ss58 of any prefix, and an ss58 address\'s hex, to the account it names', () => {
+  it("reads ss58 of any prefix, and an ss58 address's hex, to the account it names", () => {
     for (const prefix of [0, 2, 42, 63, 64, 2007, 16383]) {
       const address = encodeAddress(key, prefix);
       expect(parseAddress(address)).toEqual({ kind: 'ss58', prefix, account: key });
@@ -72,7 +72,7 @@ describe('parseAddress', () => {
 });
 
 describe('validateAddress', () => {
-  it('answers sidecar\'s shape, prefixes as strings', () => {
+  it("answers sidecar's shape, prefixes as strings", () => {
     expect(validateAddress(ALICE)).toEqual({ isValid: true, ss58Prefix: '42', network: 'substrate', accountId: u8aToHex(decodeAddress(ALICE)) });
     expect(validateAddress('nonsense')).toEqual({ isValid: false, ss58Prefix: null, network: null, accountId: null });
   });

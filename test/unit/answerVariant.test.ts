@@ -16,7 +16,14 @@ const NOT_IN_THE_ANSWER: Record<string, string> = {
   to: 'chooses where a search looks',
 };
 
-const BLOCK_ANSWERING = [BLOCK_ROUTES.block, BLOCK_ROUTES.head, BLOCK_ROUTES.range, BLOCK_ROUTES.extrinsic, FOLLOW_ROUTES.blockStream, FOLLOW_ROUTES.extrinsicByHash];
+const BLOCK_ANSWERING = [
+  BLOCK_ROUTES.block,
+  BLOCK_ROUTES.head,
+  BLOCK_ROUTES.range,
+  BLOCK_ROUTES.extrinsic,
+  FOLLOW_ROUTES.blockStream,
+  FOLLOW_ROUTES.extrinsicByHash,
+];
 
 const id = { kind: 'number', number: 5 } as const;
 const plain = variantOf({});
@@ -37,7 +44,15 @@ describe('the answer variant', () => {
   });
 
   it('reads each flag by its table default when the request does not say', () => {
-    expect(plain).toEqual({ eventDocs: false, extrinsicDocs: false, noFees: false, finalizedKey: true, decodedXcmMsgs: false, paraId: undefined, useEvmFormat: false });
+    expect(plain).toEqual({
+      eventDocs: false,
+      extrinsicDocs: false,
+      noFees: false,
+      finalizedKey: true,
+      decodedXcmMsgs: false,
+      paraId: undefined,
+      useEvmFormat: false,
+    });
   });
 
   it('gives each option, set, its own sent key and canonical path; only options that change the build change the built key', () => {

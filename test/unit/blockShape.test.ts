@@ -60,34 +60,35 @@ async function shapeRecorded(number: number, hash: string, reading: 'compiled' |
 const V14_BLOCKS = [5705186, 6800002, 7300000];
 const ALL_BLOCKS = [1603025, 1662525, 2392625, 3592619, 3892620, 4092619, 4392619, 4947391, ...V14_BLOCKS];
 
-describe.each(ALL_BLOCKS.flatMap((number) => (V14_BLOCKS.includes(number) ? (['reference', 'compiled'] as const) : (['reference'] as const)).map((reading) => [number, reading] as const)))(
-  'block %i, %s reading',
-  (number, reading) => {
-    const expected = recording.recorded[String(number)] as { hash: string; finalized?: boolean; extrinsics: { info: unknown }[] };
+describe.each(
+  ALL_BLOCKS.flatMap((number) =>
+    (V14_BLOCKS.includes(number) ? (['reference', 'compiled'] as const) : (['reference'] as const)).map((reading) => [number, reading] as const),
+  ),
+)('block %i, %s reading', (number, reading) => {
+  const expected = recording.recorded[String(number)] as { hash: string; finalized?: boolean; extrinsics: { info: unknown }[] };
 
-    it('shapes to sidecar JSON, every field but the fees', async () => {
-      const { body } = await shapeRecorded(number, expected.hash, reading);
-      const { finalized: _finalized, ...withoutTag } = expected;
-      const withoutFees = { ...withoutTag, extrinsics: expected.extrinsics.map((x) => ({ ...x, info: {} })) };
-      expect(JSON.parse(JSON.stringify(body))).toEqual(withoutFees);
-    });
+  it('shapes to sidecar JSON, every field but the fees', async () => {
+    const { body } = await shapeRecorded(number, expected.hash, reading);
+    const { finalized: _finalized, ...withoutTag } = expected;
+    const withoutFees = { ...withoutTag, extrinsics: expected.extrinsics.map((x) => ({ ...x, info: {} })) };
+    expect(JSON.parse(JSON.stringify(body))).toEqual(withoutFees);
+  });
 
-    it("fills the fees as sidecar's rules give them", async () => {
-      const { runtime, block, node, body, facts } = await shapeRecorded(number, expected.hash, reading);
-      await resolveFees(body.extrinsics, facts, {
-        node,
-        registry: runtime.registry,
-        parentHash: block.header.parentHash.toHex(),
-        specName: runtime.specName,
-        specVersion: runtime.specVersion,
-        hasTransactionPaymentApi: runtime.hasTransactionPaymentApi,
-        feeDetails: new FeeDetailsKnowledge(),
-        noFees: false,
-      });
-      expect(JSON.parse(JSON.stringify(body.extrinsics.map((x) => x.info)))).toEqual(expected.extrinsics.map((x) => x.info));
+  it("fills the fees as sidecar's rules give them", async () => {
+    const { runtime, block, node, body, facts } = await shapeRecorded(number, expected.hash, reading);
+    await resolveFees(body.extrinsics, facts, {
+      node,
+      registry: runtime.registry,
+      parentHash: block.header.parentHash.toHex(),
+      specName: runtime.specName,
+      specVersion: runtime.specVersion,
+      hasTransactionPaymentApi: runtime.hasTransactionPaymentApi,
+      feeDetails: new FeeDetailsKnowledge(),
+      noFees: false,
     });
-  },
-);
+    expect(JSON.parse(JSON.stringify(body.extrinsics.map((x) => x.info)))).toEqual(expected.extrinsics.map((x) => x.info));
+  });
+});
 
 it.each([18468942, 19772575, 21157800, 22887036])('reads block %i (no recorded answer) the same both ways', async (number) => {
   const hash = recording.blocks.find((b) => b.number === number)!.hash;

@@ -8,9 +8,7 @@ const registry = new TypeRegistry();
 describe('toSidecarJson', () => {
   it('writes integers of every width as decimal strings', () => {
     expect(toSidecarJson(registry.createType('u8', 7))).toBe('7');
-    expect(toSidecarJson(registry.createType('u128', '340282366920938463463374607431768211455'))).toBe(
-      '340282366920938463463374607431768211455',
-    );
+    expect(toSidecarJson(registry.createType('u128', '340282366920938463463374607431768211455'))).toBe('340282366920938463463374607431768211455');
     expect(toSidecarJson(registry.createType('Compact<u64>', 12))).toBe('12');
     expect(toSidecarJson(42)).toBe('42');
     expect(toSidecarJson(0)).toBe('0');

@@ -17,7 +17,10 @@ describe('loadConfig', () => {
 
   it("takes the relay chain's node from its own name or from sidecar's multi-chain list", () => {
     expect(loadConfig({ FASTCAR_RELAY_URL: 'ws://relay:9944' }).relayUrl).toBe('ws://relay:9944');
-    const multi = JSON.stringify([{ url: 'ws://ah:9944', type: 'assethub' }, { url: 'wss://relay.example', type: 'relay' }]);
+    const multi = JSON.stringify([
+      { url: 'ws://ah:9944', type: 'assethub' },
+      { url: 'wss://relay.example', type: 'relay' },
+    ]);
     expect(loadConfig({ SAS_SUBSTRATE_MULTI_CHAIN_URL: multi }).relayUrl).toBe('wss://relay.example');
     expect(loadConfig({ SAS_SUBSTRATE_MULTI_CHAIN_URL: JSON.stringify([{ url: 'ws://ah:9944', type: 'assethub' }]) }).relayUrl).toBeUndefined();
     expect(loadConfig({}).relayUrl).toBeUndefined();
@@ -37,12 +40,21 @@ describe('loadConfig', () => {
 
   it('gives slow clients 10 s for their headers and 60 s for the whole request unless told otherwise', () => {
     expect(loadConfig({})).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 60_000 });
-    expect(loadConfig({ FASTCAR_HEADERS_TIMEOUT_MS: '2000', FASTCAR_REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 5000 });
+    expect(loadConfig({ FASTCAR_HEADERS_TIMEOUT_MS: '2000', FASTCAR_REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 5000,
+    });
   });
 
   it('reads the settings of an http(s) node: the finalized poll, batch size, requests in flight and per second, HTTP/2', () => {
     expect(loadConfig({})).toMatchObject({ finalizedPollMs: 3000, rpcMaxBatch: 100, rpcMaxInFlight: 20, rpcRatePerSecond: 0, rpcHttp2: true });
-    const env = { FASTCAR_FINALIZED_POLL_MS: '6000', FASTCAR_RPC_MAX_BATCH: '25', FASTCAR_RPC_MAX_IN_FLIGHT: '8', FASTCAR_RPC_RATE_PER_SECOND: '300', FASTCAR_RPC_HTTP2: 'false' };
+    const env = {
+      FASTCAR_FINALIZED_POLL_MS: '6000',
+      FASTCAR_RPC_MAX_BATCH: '25',
+      FASTCAR_RPC_MAX_IN_FLIGHT: '8',
+      FASTCAR_RPC_RATE_PER_SECOND: '300',
+      FASTCAR_RPC_HTTP2: 'false',
+    };
     expect(loadConfig(env)).toMatchObject({ finalizedPollMs: 6000, rpcMaxBatch: 25, rpcMaxInFlight: 8, rpcRatePerSecond: 300, rpcHttp2: false });
     expect(() => loadConfig({ FASTCAR_RPC_MAX_IN_FLIGHT: '0' })).toThrow('FASTCAR_RPC_MAX_IN_FLIGHT=0 is not valid');
     expect(() => loadConfig({ FASTCAR_FINALIZED_POLL_MS: 'often' })).toThrow('FASTCAR_FINALIZED_POLL_MS=often is not valid');

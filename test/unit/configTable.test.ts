@@ -16,7 +16,10 @@ describe('the settings table', () => {
 
   it('states in --help the defaults loadConfig applies', () => {
     const defaults = loadConfig({});
-    const line = (name: string) => HELP.split(/\n(?=  [A-Z])/).find((entry) => entry.trim().startsWith(name))?.replace(/\s+/g, ' ') ?? '';
+    const line = (name: string) =>
+      HELP.split(/\n(?= {2}[A-Z])/)
+        .find((entry) => entry.trim().startsWith(name))
+        ?.replace(/\s+/g, ' ') ?? '';
     expect(line('FASTCAR_PORT')).toContain(`(default ${defaults.port})`);
     expect(line('FASTCAR_CACHE_MAX_BYTES')).toContain(`(default ${defaults.cacheMaxBytes})`);
     expect(line('FASTCAR_METRICS_PORT')).toContain(`(default ${defaults.metricsPort};`);
@@ -29,7 +32,10 @@ describe('the settings table', () => {
     for (const name of PROXY_VARIABLES) expect([name, HELP.includes(name)]).toEqual([name, true]);
     const defaults = loadProxyConfig([], { PROXY_UPSTREAMS: 'ws://node:9944' });
     expect(defaults).toEqual(proxyConfigFor(['ws://node:9944']));
-    const line = (name: string) => HELP.split(/\n(?=  [A-Z])/).find((entry) => entry.trim().split(/\s/)[0] === name)?.replace(/\s+/g, ' ') ?? '';
+    const line = (name: string) =>
+      HELP.split(/\n(?= {2}[A-Z])/)
+        .find((entry) => entry.trim().split(/\s/)[0] === name)
+        ?.replace(/\s+/g, ' ') ?? '';
     expect(line('PROXY_PORT')).toContain(`(default ${defaults.port})`);
     expect(line('PROXY_CACHE_MAX_BYTES')).toContain(`(default ${defaults.cacheMaxBytes})`);
     expect(line('PROXY_HTTP_MAX_BATCH')).toContain(`(default ${defaults.httpMaxBatch})`);

@@ -102,7 +102,9 @@ describe.each(fastcars)('%s', (name, service) => {
     expect(config.metricsPort).toBeDefined();
     expect(config.metricsPort).not.toBe(config.port);
     expect(config.metricsHost).toBe('0.0.0.0'); // reachable on the internal network
-    const scrape = parse(read('deploy/prometheus.yml')) as { scrape_configs: { job_name: string; metrics_path: string; static_configs: { targets: string[] }[] }[] };
+    const scrape = parse(read('deploy/prometheus.yml')) as {
+      scrape_configs: { job_name: string; metrics_path: string; static_configs: { targets: string[] }[] }[];
+    };
     const job = scrape.scrape_configs.find((entry) => entry.job_name === 'fastcar');
     expect(job?.metrics_path).toBe('/metrics');
     expect(job?.static_configs.flatMap((entry) => entry.targets)).toContain(`${name}:${config.metricsPort}`);
@@ -120,7 +122,8 @@ it('passes block streams on as they come: no buffering, idle ones kept past the 
   const nginx = read('deploy/nginx.conf');
   const [, pattern, body] = /location ~ (\S+) \{([^}]*)\}/.exec(nginx) ?? [];
   const streams = new RegExp(pattern);
-  for (const path of ['/blocks/stream', '/v1/blocks/stream', '/blocks/head/header/stream', '/v1/blocks/head/header/stream']) expect([path, streams.test(path)]).toEqual([path, true]);
+  for (const path of ['/blocks/stream', '/v1/blocks/stream', '/blocks/head/header/stream', '/v1/blocks/head/header/stream'])
+    expect([path, streams.test(path)]).toEqual([path, true]);
   for (const path of ['/blocks/17', '/blocks/head', '/blocks/head/header', '/extrinsics/0x00']) expect([path, streams.test(path)]).toEqual([path, false]);
   expect(body).toContain('proxy_buffering off;');
   expect(body).toContain('proxy_pass http://fastcar;');

@@ -30,7 +30,7 @@ describe('withEvmAddresses', () => {
     ],
   });
 
-  it("converts the revive events of revive calls only, deep in their data", () => {
+  it('converts the revive events of revive calls only, deep in their data', () => {
     const out = JSON.parse(withEvmAddresses(JSON.stringify(block('revive'))));
     expect(out.extrinsics[0].events[0].data).toEqual([ALICE_EVM, { contract: H160, note: 'kept' }]);
     expect(out.extrinsics[0].events[1].data).toEqual([ALICE]); // a balances event of the same call

@@ -39,18 +39,25 @@ function medianCpuMs(works: (() => unknown)[], rounds = 31): number[] {
 }
 
 describe('a block serialized with its extrinsics placed', () => {
-  it.each(Object.keys(recording.recorded))('is JSON.stringify to the byte, and each extrinsic of recorded block %s is cut as parsing would give it', (number) => {
-    const body = recordedBody(number);
-    const answer = answerOf(body);
-    expect(answer.json).toBe(JSON.stringify(body));
-    for (let index = 0; index <= body.extrinsics.length; index++) expect(extrinsicJson(answer, index)).toBe(byParsing(answer.json, answer.number, answer.hash, index));
-  });
+  it.each(Object.keys(recording.recorded))(
+    'is JSON.stringify to the byte, and each extrinsic of recorded block %s is cut as parsing would give it',
+    (number) => {
+      const body = recordedBody(number);
+      const answer = answerOf(body);
+      expect(answer.json).toBe(JSON.stringify(body));
+      for (let index = 0; index <= body.extrinsics.length; index++)
+        expect(extrinsicJson(answer, index)).toBe(byParsing(answer.json, answer.number, answer.hash, index));
+    },
+  );
 
-  it.each(Object.keys(recording.recorded))('finds the places of recorded block %s in one JSON.stringify of it, as stringifying each extrinsic notes them', (number) => {
-    const body = recordedBody(number);
-    // The fast way is taken on real blocks (utility batches and nested calls among them), not only its fallback.
-    expect(placesInText(body, JSON.stringify(body))).toEqual(serializePiecewise(body).extrinsicsAt);
-  });
+  it.each(Object.keys(recording.recorded))(
+    'finds the places of recorded block %s in one JSON.stringify of it, as stringifying each extrinsic notes them',
+    (number) => {
+      const body = recordedBody(number);
+      // The fast way is taken on real blocks (utility batches and nested calls among them), not only its fallback.
+      expect(placesInText(body, JSON.stringify(body))).toEqual(serializePiecewise(body).extrinsicsAt);
+    },
+  );
 
   /** A recorded block with `change` made to a copy of its first two extrinsics (and their events), and its JSON. */
   function altered(change: (first: SidecarExtrinsic, second: SidecarExtrinsic) => void, more: Partial<SidecarBlock> = {}) {
@@ -62,7 +69,7 @@ describe('a block serialized with its extrinsics placed', () => {
   }
   const lookalike = { method: { pallet: 'utility', method: 'batch' }, signature: null, args: {} };
 
-  it('still reads the places when an argument only ends in a signature field (a heartbeat\'s shape)', () => {
+  it("still reads the places when an argument only ends in a signature field (a heartbeat's shape)", () => {
     const { block, json } = altered((first) => {
       first.args = { heartbeat: { name: 'x' }, signature: '0x00' };
     });
@@ -73,24 +80,31 @@ describe('a block serialized with its extrinsics placed', () => {
     ['an event', (first: SidecarExtrinsic) => first.events.push({ method: { pallet: 'system', method: 'Remarked' }, data: [lookalike] })],
     ['an argument', (first: SidecarExtrinsic) => (first.args = { nested: lookalike })],
     // A real extrinsic that would not open as the others do (no signature field), with a lookalike making up the count.
-    ['an argument, beside an extrinsic without a signature field', (first: SidecarExtrinsic, second: SidecarExtrinsic) => {
-      (first as { signature?: unknown }).signature = undefined;
-      second.args = { nested: lookalike };
-    }],
-    ['an argument, beside a call name JSON would escape or that holds a brace', (first: SidecarExtrinsic, second: SidecarExtrinsic) => {
-      first.method = { pallet: 'odd}', method: 'na"me' };
-      second.args = { nested: lookalike };
-    }],
+    [
+      'an argument, beside an extrinsic without a signature field',
+      (first: SidecarExtrinsic, second: SidecarExtrinsic) => {
+        (first as { signature?: unknown }).signature = undefined;
+        second.args = { nested: lookalike };
+      },
+    ],
+    [
+      'an argument, beside a call name JSON would escape or that holds a brace',
+      (first: SidecarExtrinsic, second: SidecarExtrinsic) => {
+        first.method = { pallet: 'odd}', method: 'na"me' };
+        second.args = { nested: lookalike };
+      },
+    ],
   ])('writes the pieces one by one when an extrinsic-shaped object is in %s, and places each extrinsic right', (_where, change) => {
     const { block, json } = altered(change as (first: SidecarExtrinsic, second: SidecarExtrinsic) => void);
     expect(placesInText(block, json)).toBeUndefined();
     const answer = answerOf(block);
     expect(answer.json).toBe(json);
     expect(answer.extrinsicsAt).toEqual(serializePiecewise(block).extrinsicsAt);
-    for (let index = 0; index <= block.extrinsics.length; index++) expect(extrinsicJson(answer, index)).toBe(byParsing(json, answer.number, answer.hash, index));
+    for (let index = 0; index <= block.extrinsics.length; index++)
+      expect(extrinsicJson(answer, index)).toBe(byParsing(json, answer.number, answer.hash, index));
   });
 
-  it('writes the pieces one by one for a lookalike in the block\'s own events', () => {
+  it("writes the pieces one by one for a lookalike in the block's own events", () => {
     const event = { method: { pallet: 'system', method: 'Remarked' }, data: [lookalike] };
     const { block, json } = altered(() => undefined, { onInitialize: { events: [event] } } as Partial<SidecarBlock>);
     expect(placesInText(block, json)).toBeUndefined();
@@ -129,7 +143,9 @@ describe('a block serialized with its extrinsics placed', () => {
 
   it('cuts an extrinsic at a cost that does not grow with the block (figures printed)', () => {
     // Recorded extrinsics with their events, repeated to about 1.5 MB: as big as the 3,002-extrinsic inscription block's answer.
-    const [number] = Object.keys(recording.recorded).sort((a, b) => JSON.stringify(recording.recorded[b]).length - JSON.stringify(recording.recorded[a]).length);
+    const [number] = Object.keys(recording.recorded).sort(
+      (a, b) => JSON.stringify(recording.recorded[b]).length - JSON.stringify(recording.recorded[a]).length,
+    );
     const body = recordedBody(number);
     const perExtrinsic = JSON.stringify(body.extrinsics).length / body.extrinsics.length;
     const many = Array.from({ length: Math.round(1.5e6 / perExtrinsic) }, (_, i) => body.extrinsics[i % body.extrinsics.length]);
@@ -138,7 +154,10 @@ describe('a block serialized with its extrinsics placed', () => {
     const last = many.length - 1;
     expect(extrinsicJson(answer, last)).toBe(byParsing(answer.json, answer.number, answer.hash, last));
     const cached = toCached(answer);
-    const [cut, parsed] = medianCpuMs([() => extrinsicJson(fromCached(answer.hash, cached, false), last), () => byParsing(answer.json, answer.number, answer.hash, last)]);
+    const [cut, parsed] = medianCpuMs([
+      () => extrinsicJson(fromCached(answer.hash, cached, false), last),
+      () => byParsing(answer.json, answer.number, answer.hash, last),
+    ]);
     // What noting the places costs the build: the answer made flat, as it is before it is sent.
     const [placed, plain] = medianCpuMs([() => Buffer.byteLength(serializeBlock(big).json), () => Buffer.byteLength(JSON.stringify(big))]);
     console.log(

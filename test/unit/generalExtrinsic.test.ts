@@ -13,7 +13,14 @@ import { assembleBlock } from '../../src/services/blocks/blockShape';
 import { resolveFees } from '../../src/services/fees';
 import { FeeDetailsKnowledge } from '../../src/services/feeRules';
 
-const HEADER = { number: '7', parentHash: `0x${'01'.repeat(32)}`, stateRoot: `0x${'02'.repeat(32)}`, extrinsicsRoot: `0x${'03'.repeat(32)}`, authorId: undefined, logs: [] };
+const HEADER = {
+  number: '7',
+  parentHash: `0x${'01'.repeat(32)}`,
+  stateRoot: `0x${'02'.repeat(32)}`,
+  extrinsicsRoot: `0x${'03'.repeat(32)}`,
+  authorId: undefined,
+  logs: [],
+};
 const SIGNER = { id: '5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY' };
 const call = { pallet: 'system', method: 'remark', docs: 'Make some on-chain remark.', args: { remark: '0x01' } };
 const immortal = { immortalEra: '0x00' };
@@ -26,11 +33,24 @@ const generalSigned: DecodedExtrinsic = {
   era: immortal,
   format: { version: 5, kind: 'general', extensionVersion: 1 },
 };
-const generalAuthorized = (index: number): DecodedExtrinsic => ({ call, signature: null, nonce: '0', tip: '0', era: immortal, format: { version: 5, kind: 'general', extensionVersion: index } });
+const generalAuthorized = (index: number): DecodedExtrinsic => ({
+  call,
+  signature: null,
+  nonce: '0',
+  tip: '0',
+  era: immortal,
+  format: { version: 5, kind: 'general', extensionVersion: index },
+});
 const bare: DecodedExtrinsic = { call, signature: null, nonce: null, tip: null, era: immortal, format: { version: 5, kind: 'bare' } };
 
 const dispatchInfo = { weight: { refTime: '1000', proofSize: '10' }, class: 'Normal', paysFee: 'Yes' };
-const event = (index: number, pallet: string, method: string, data: DecodedEvent['data']): DecodedEvent => ({ phase: { kind: 'applyExtrinsic', index }, pallet, method, docs: '', data });
+const event = (index: number, pallet: string, method: string, data: DecodedEvent['data']): DecodedEvent => ({
+  phase: { kind: 'applyExtrinsic', index },
+  pallet,
+  method,
+  docs: '',
+  data,
+});
 const feePaid = (index: number, fee: string) => event(index, 'transactionPayment', 'TransactionFeePaid', [SIGNER.id, fee, '0']);
 const success = (index: number) => event(index, 'system', 'ExtrinsicSuccess', [dispatchInfo]);
 

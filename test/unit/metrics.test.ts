@@ -38,7 +38,12 @@ describe('metrics kept by hand', () => {
   it('print calls by method exactly as a prom-client counter of the same calls', async () => {
     const metrics = new Metrics();
     const reference = new Registry();
-    const counter = new Counter({ name: 'fastcar_rpc_calls_total', help: 'JSON-RPC calls made to the node, by method', labelNames: ['method'], registers: [reference] });
+    const counter = new Counter({
+      name: 'fastcar_rpc_calls_total',
+      help: 'JSON-RPC calls made to the node, by method',
+      labelNames: ['method'],
+      registers: [reference],
+    });
     for (const method of ['chain_getBlock', 'state_getStorage', 'chain_getBlock', 'toString', '__proto__']) {
       metrics.rpcCalls.add(method);
       counter.inc({ method });

@@ -37,7 +37,7 @@ describe('poolPriority', () => {
     expect(poolPriority(twoPart, { className: 'normal', weight: { refTime: 258_866_000n }, length: 146, tip: 0n })).toBe(7726n);
   });
 
-  it('adds an operational extrinsic\'s virtual tip, its fee times the multiplier, scaled alike; none when it pays no fee', () => {
+  it("adds an operational extrinsic's virtual tip, its fee times the multiplier, scaled alike; none when it pays no fee", () => {
     const inclusionFee = { baseFee: 100n, lenFee: 50n, adjustedWeightFee: 850n };
     // 2000 per block by weight; (10 + 1) * 2000 + (1000 + 10) * 5 * 2000.
     const operational = { className: 'operational', weight: { refTime: 1_000_000_000n }, length: 100, tip: 10n } as const;

@@ -48,7 +48,11 @@ describe('ClientBook', () => {
   const limits: ClientLimits = { maxConnectionsPerClient: 2, maxRequestsPerClient: 3, maxSubscriptionsPerClient: 2, requestsAreConnections: false };
   const bookWith = (overrides: Partial<ClientLimits> = {}) => {
     const scheduler = new FairScheduler({ perLane: 10, perGroup: 10, perTurn: 64 });
-    return new ClientBook({ ...limits, ...overrides }, () => scheduler.group(), () => new Slots(10));
+    return new ClientBook(
+      { ...limits, ...overrides },
+      () => scheduler.group(),
+      () => new Slots(10),
+    );
   };
   const admitted = (result: Release | Refusal): Release => {
     if (isRefusal(result)) throw new Error(`refused: ${result.message}`);

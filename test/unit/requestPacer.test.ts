@@ -6,7 +6,11 @@ describe('RequestPacer', () => {
   it('starts requests in arrival order and skips those whose client has gone', async () => {
     const pacer = new RequestPacer();
     const started: number[] = [];
-    for (let i = 0; i < 50; i++) pacer.enqueue(() => started.push(i), () => i % 10 === 3);
+    for (let i = 0; i < 50; i++)
+      pacer.enqueue(
+        () => started.push(i),
+        () => i % 10 === 3,
+      );
     expect(pacer.queued).toBe(50);
     while (pacer.queued > 0) await turn();
     expect(started).toEqual(Array.from({ length: 50 }, (_, i) => i).filter((i) => i % 10 !== 3));
@@ -47,7 +51,10 @@ describe('RequestPacer', () => {
   it('starts a lone request on the next turn, not later', async () => {
     const pacer = new RequestPacer();
     let started = false;
-    pacer.enqueue(() => (started = true), () => false);
+    pacer.enqueue(
+      () => (started = true),
+      () => false,
+    );
     expect(started).toBe(false);
     await turn();
     expect(started).toBe(true);

@@ -33,9 +33,11 @@ let toExpress = 0;
 beforeAll(async () => {
   const requestLog = { record: (_req: unknown, status: number, route: string) => logged.push({ route, status }) } as unknown as RequestLog;
   const routes = new RouteBinder({ requestLog, logger: createLogger('silent') });
-  const answer = (name: string): FamilyHandlers[string] => async (req) => {
-    return { body: JSON.stringify({ name, params: req.params, query: req.query }) };
-  };
+  const answer =
+    (name: string): FamilyHandlers[string] =>
+    async (req) => {
+      return { body: JSON.stringify({ name, params: req.params, query: req.query }) };
+    };
   routes.add('', FAMILY, { list: answer('list'), fixed: answer('fixed'), one: answer('one') });
   routes.add('', LATER, () => {
     throw new NodeUnavailableError('not connected yet');

@@ -6,7 +6,9 @@ import { ss58, ss58At, ss58Memory } from '../../src/decode/ss58';
 
 function account(fill: number, head?: number[]): Buffer {
   const bytes = Buffer.alloc(32, fill);
-  head?.forEach((value, i) => (bytes[i] = value));
+  head?.forEach((value, i) => {
+    bytes[i] = value;
+  });
   return bytes;
 }
 

@@ -221,9 +221,15 @@ describe('deadlines', () => {
   it('gives up calls sent at different times each at its own deadline', async () => {
     node.handler = () => undefined;
     const rpc = await connected({ timeoutMs: 400 });
-    const first = rpc.send('never', [1]).then(() => 0, () => Date.now());
+    const first = rpc.send('never', [1]).then(
+      () => 0,
+      () => Date.now(),
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const second = rpc.send('never', [2]).then(() => 0, () => Date.now());
+    const second = rpc.send('never', [2]).then(
+      () => 0,
+      () => Date.now(),
+    );
     const [firstAt, secondAt] = await Promise.all([first, second]);
     // 200 ms apart when sent; given up in one sweep they would be 0 apart. A busy machine
     // can fire the first timer late, so half the spacing is what is asserted.
@@ -235,7 +241,10 @@ describe('deadlines', () => {
     const url = await node.url();
     const nodeClient = new NodeClient({ url, timeoutMs: 200 });
     const transport = webSocketTransport(url, 200);
-    closers.push(() => nodeClient.disconnect(), () => transport.close());
+    closers.push(
+      () => nodeClient.disconnect(),
+      () => transport.close(),
+    );
     await Promise.all([nodeClient.ready(), transport.ready]);
     await expect(nodeClient.getFinalizedHead()).rejects.toThrow(NodeTimeoutError);
     await expect(transport.send('chain_getFinalizedHead', [])).rejects.toThrow(NodeTimeoutError);
@@ -324,7 +333,9 @@ describe('subscriptions', () => {
     const rpc = await connected();
     const heads: unknown[] = [];
     const others: unknown[] = [];
-    const end = await rpc.subscribe('chain_finalizedHead', 'chain_subscribeFinalizedHeads', 'chain_unsubscribeFinalizedHeads', [], (value) => heads.push(value));
+    const end = await rpc.subscribe('chain_finalizedHead', 'chain_subscribeFinalizedHeads', 'chain_unsubscribeFinalizedHeads', [], (value) =>
+      heads.push(value),
+    );
     await rpc.subscribe('state_storage', 'state_subscribeStorage', 'state_unsubscribeStorage', [['0x01']], (value) => others.push(value));
     const [first, second] = [...state.open];
     notify(node.last, 'chain_finalizedHead', first, { number: '0x1' });
@@ -381,11 +392,18 @@ describe('subscriptions', () => {
     const url = await node.url();
     const nodeClient = new NodeClient({ url, timeoutMs: 5000 });
     const transport = webSocketTransport(url, 5000);
-    closers.push(() => nodeClient.disconnect(), () => transport.close());
+    closers.push(
+      () => nodeClient.disconnect(),
+      () => transport.close(),
+    );
     await Promise.all([nodeClient.ready(), transport.ready]);
     const seen: string[] = [];
-    await nodeClient.subscribe<{ number: string }>('chain_finalizedHead', 'chain_subscribeFinalizedHeads', 'chain_unsubscribeFinalizedHeads', [], (header) => seen.push(`node ${header.number}`));
-    await transport.subscribe('chain_newHead', 'chain_subscribeNewHeads', 'chain_unsubscribeNewHeads', [], (header) => seen.push(`proxy ${(header as { number: string }).number}`));
+    await nodeClient.subscribe<{ number: string }>('chain_finalizedHead', 'chain_subscribeFinalizedHeads', 'chain_unsubscribeFinalizedHeads', [], (header) =>
+      seen.push(`node ${header.number}`),
+    );
+    await transport.subscribe('chain_newHead', 'chain_subscribeNewHeads', 'chain_unsubscribeNewHeads', [], (header) =>
+      seen.push(`proxy ${(header as { number: string }).number}`),
+    );
     node.dropAll();
     state.open.clear();
     await until(() => state.open.size === 2 && nodeClient.isConnected && transport.connected);
@@ -400,7 +418,18 @@ describe('a node that sends garbage', () => {
     let garbage = true;
     node.handler = (call, socket) => {
       if (garbage) {
-        for (const junk of ['not json', '{"jsonrpc":"2.0","id":424242,"result":1}', 'null', '7', '[1,"x",null]', '{"id":"1","result":2}', '{"method":5}', '{"params":{"subscription":{}}}', '\u0000\uffff']) socket.send(junk);
+        for (const junk of [
+          'not json',
+          '{"jsonrpc":"2.0","id":424242,"result":1}',
+          'null',
+          '7',
+          '[1,"x",null]',
+          '{"id":"1","result":2}',
+          '{"method":5}',
+          '{"params":{"subscription":{}}}',
+          '\u0000\uffff',
+        ])
+          socket.send(junk);
         socket.send(Buffer.from([0xff, 0xfe, 0x00]), { binary: true });
       }
       reply(socket, call.id, 'fine');
@@ -414,7 +443,8 @@ describe('a node that sends garbage', () => {
   });
 
   it('fails a call whose answer has neither a result nor an error, or a malformed error, as the node unavailable', async () => {
-    node.handler = (call, socket) => socket.send(JSON.stringify(call.method === 'bare' ? { jsonrpc: '2.0', id: call.id } : { jsonrpc: '2.0', id: call.id, error: 'boom' }));
+    node.handler = (call, socket) =>
+      socket.send(JSON.stringify(call.method === 'bare' ? { jsonrpc: '2.0', id: call.id } : { jsonrpc: '2.0', id: call.id, error: 'boom' }));
     const rpc = await connected();
     await expect(rpc.send('bare', [])).rejects.toThrow(NodeUnavailableError);
     await expect(rpc.send('error', [])).rejects.toThrow(NodeUnavailableError);
@@ -446,7 +476,13 @@ describe('a node that sends garbage', () => {
       unread.push(rpc.send('big', [big]).catch(() => undefined));
       // A turn each: the socket takes what the kernel will before the next call.
       await new Promise((resolve) => setImmediate(resolve));
-      refused = await Promise.race([rpc.send('probe', []).then(() => undefined, (error: unknown) => error), new Promise((resolve) => setTimeout(resolve, 5))]);
+      refused = await Promise.race([
+        rpc.send('probe', []).then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+        new Promise((resolve) => setTimeout(resolve, 5)),
+      ]);
     }
     expect(refused).toBeInstanceOf(NodeUnavailableError);
     expect((refused as Error).message).toMatch(/not reading/);

@@ -1,9 +1,15 @@
 import { forParachain, type XcmMessages } from '../../src/services/blocks/xcm';
 
 const messages: XcmMessages = {
-  horizontalMessages: [{ originParaId: '1000', data: 'a' }, { originParaId: '2000', data: 'b' }],
+  horizontalMessages: [
+    { originParaId: '1000', data: 'a' },
+    { originParaId: '2000', data: 'b' },
+  ],
   downwardMessages: [{ sentAt: '5', msg: 'c' }],
-  upwardMessages: [{ originParaId: '2000', data: 'd' }, { originParaId: '3000', data: 'e' }],
+  upwardMessages: [
+    { originParaId: '2000', data: 'd' },
+    { originParaId: '3000', data: 'e' },
+  ],
 };
 
 describe('forParachain', () => {

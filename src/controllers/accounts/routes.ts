@@ -103,10 +103,11 @@ export const ACCOUNTS_FAMILY: RouteFamily<AccountsRouteName, AccountsQueryName> 
       rcBlock: closed({ hash, parentHash: hash, number: decimal }),
       parachainDataPerBlock: { type: 'array', items: ref('AccountBalanceAtRelayBlock') },
     }),
-    AccountBalanceAtRelayBlock: closed(
-      { ...BALANCE_FIELDS, rcBlockHash: hash, rcBlockNumber: decimal, ahTimestamp: { type: 'string', pattern: '^[0-9]*$' } },
-      [...Object.keys(BALANCE_FIELDS), 'rcBlockHash', 'rcBlockNumber'],
-    ),
+    AccountBalanceAtRelayBlock: closed({ ...BALANCE_FIELDS, rcBlockHash: hash, rcBlockNumber: decimal, ahTimestamp: { type: 'string', pattern: '^[0-9]*$' } }, [
+      ...Object.keys(BALANCE_FIELDS),
+      'rcBlockHash',
+      'rcBlockNumber',
+    ]),
     AccountBalanceAt: closed(BALANCE_FIELDS),
     BalanceLock: closed({ id: hex, amount, reasons: { type: 'string', description: '`All`, `Fee` or `Misc`' } }),
     AccountValidation: closed({

@@ -67,14 +67,19 @@ function relayIdOf(raw: string): BlockId {
 const byHash = (hash: Hex): BlockId => ({ kind: 'hash', hash });
 const cacheOf = (answer: Pick<BlockAnswer, 'fromCache'>): CacheFact => (answer.fromCache ? 'hit' : 'miss');
 
-
 /** Each `/blocks` route's handler, by name. */
 export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions = { strictParams: false }): FamilyHandlers<RouteName> {
   const mount = options.mount ?? '';
 
   /** The route's flags, and what it does not use (named in X-Ignored-Params, or, strict, a 400). */
   const readFlags = (req: RouteRequest, route: RouteName) =>
-    readFlagsOf(req, BLOCKS_FAMILY.routes[route], BLOCKS_FAMILY.parameters, options, 'useRcBlock is not served on this route: its id is a relay chain block already');
+    readFlagsOf(
+      req,
+      BLOCKS_FAMILY.routes[route],
+      BLOCKS_FAMILY.parameters,
+      options,
+      'useRcBlock is not served on this route: its id is a relay chain block already',
+    );
 
   /** The relay link for a request with useRcBlock=true (undefined without it), or the 400 saying why there is none. */
   const relayFor = (flags: Flags, req: RouteRequest, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
@@ -99,10 +104,12 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
     };
 
   /** A block's answer as one relay block's list item (the relay fields are added to it there). */
-  const includedBlock = ({ blocks }: ChainServices, variant: AnswerVariant) => async (hash: Hex): Promise<Piece> => {
-    const answer = await blocks.blockAt(hash, variant, true);
-    return { json: sentJson(answer, variant), cache: cacheOf(answer) };
-  };
+  const includedBlock =
+    ({ blocks }: ChainServices, variant: AnswerVariant) =>
+    async (hash: Hex): Promise<Piece> => {
+      const answer = await blocks.blockAt(hash, variant, true);
+      return { json: sentJson(answer, variant), cache: cacheOf(answer) };
+    };
 
   const range = async (req: RouteRequest): Promise<Answer> => {
     const { flags, ignoredParams } = readFlags(req, 'range');
@@ -167,14 +174,18 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
     parse: (_req, flags) => (flags.finalized === false ? 'best' : 'finalized'),
     own: async (_req, which, { reads }) => ({ body: await reads.header(which) }),
     relayId: (_req, which) => which,
-    included: (_parsed, { reads }) => async (hash) => ({ json: await reads.header(byHash(hash)) }),
+    included:
+      (_parsed, { reads }) =>
+      async (hash) => ({ json: await reads.header(byHash(hash)) }),
   });
 
   const header = relayable('header', {
     parse: () => undefined,
     own: async (req, _parsed, { reads }) => ({ body: await reads.header(blockIdOf(paramOf(req, 'blockId'))) }),
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
-    included: (_parsed, { reads }) => async (hash) => ({ json: await reads.header(byHash(hash)) }),
+    included:
+      (_parsed, { reads }) =>
+      async (hash) => ({ json: await reads.header(byHash(hash)) }),
   });
 
   const extrinsicAt = async ({ blocks }: ChainServices, id: BlockId, index: number, variant: AnswerVariant): Promise<Piece> => {
@@ -190,14 +201,19 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
       return { body: json, cache };
     },
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
-    included: ({ index, variant }, services) => (hash) => extrinsicAt(services, byHash(hash), index, variant),
+    included:
+      ({ index, variant }, services) =>
+      (hash) =>
+        extrinsicAt(services, byHash(hash), index, variant),
   });
 
   const raw = relayable('raw', {
     parse: () => undefined,
     own: async (req, _parsed, { reads }) => ({ body: await reads.raw(blockIdOf(paramOf(req, 'blockId'))) }),
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
-    included: (_parsed, { reads }) => async (hash) => ({ json: await reads.raw(byHash(hash)) }),
+    included:
+      (_parsed, { reads }) =>
+      async (hash) => ({ json: await reads.raw(byHash(hash)) }),
   });
 
   const paraInclusions = async (req: RouteRequest): Promise<Reply> => {

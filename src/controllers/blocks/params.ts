@@ -24,7 +24,6 @@ export function parseRange(raw: unknown): number[] {
   return Array.from({ length: max - min + 1 }, (_, i) => min + i);
 }
 
-
 /** `paraId`: a whole number, as sidecar demands; absent when not given. */
 export function parseParaId(raw: unknown): number | undefined {
   if (raw === undefined) return undefined;

@@ -4,7 +4,18 @@
 import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
 import { BLOCK_SCHEMAS } from './schemas';
 
-export type QueryName = 'eventDocs' | 'extrinsicDocs' | 'noFees' | 'finalized' | 'finalizedKey' | 'decodedXcmMsgs' | 'paraId' | 'range' | 'useRcBlock' | 'useRcBlockFormat' | 'useEvmFormat';
+export type QueryName =
+  | 'eventDocs'
+  | 'extrinsicDocs'
+  | 'noFees'
+  | 'finalized'
+  | 'finalizedKey'
+  | 'decodedXcmMsgs'
+  | 'paraId'
+  | 'range'
+  | 'useRcBlock'
+  | 'useRcBlockFormat'
+  | 'useEvmFormat';
 
 export const QUERY_PARAMETERS: Record<QueryName, QueryParameter> = {
   eventDocs: { type: 'boolean', default: false, description: 'Include the docs of every event.' },
@@ -25,7 +36,11 @@ export const QUERY_PARAMETERS: Record<QueryName, QueryParameter> = {
     default: false,
     description: 'In the events of `revive` calls, accounts as the 20-byte EVM addresses pallet-revive maps them to.',
   },
-  useRcBlockFormat: { type: 'string', pattern: '^(array|object)$', description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).' },
+  useRcBlockFormat: {
+    type: 'string',
+    pattern: '^(array|object)$',
+    description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
+  },
 };
 
 const MALFORMED = 'Malformed id, index, range or parameter value; a height beyond the head';

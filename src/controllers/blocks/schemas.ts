@@ -30,7 +30,12 @@ export const BLOCK_SCHEMAS: Record<string, Schema> = {
         description:
           'Only on a general (v5) transaction, which sidecar cannot show: its signature comes from a signing extension (null when none signed it, the origin then being set by its authorization), nonce, tip and era from the extensions of its version',
       },
-      transactionExtensionVersion: { type: 'integer', minimum: 0, maximum: 255, description: 'Only on a general transaction: the version of the extension list it carries (the metadata lists one per version)' },
+      transactionExtensionVersion: {
+        type: 'integer',
+        minimum: 0,
+        maximum: 255,
+        description: 'Only on a general transaction: the version of the extension list it carries (the metadata lists one per version)',
+      },
       docs: { type: 'string' },
     },
     ['method', 'signature', 'nonce', 'args', 'tip', 'hash', 'info', 'era', 'events', 'success', 'paysFee'],
@@ -58,7 +63,14 @@ export const BLOCK_SCHEMAS: Record<string, Schema> = {
   BlockList: { type: 'array', items: ref('Block') },
   Header: closed({ parentHash: hash, number: decimal, stateRoot: hash, extrinsicsRoot: hash, digest: closed({ logs: { type: 'array' } }) }),
   ExtrinsicAt: closed({ at: closed({ height: decimal, hash }), extrinsics: ref('Extrinsic') }),
-  RawBlock: closed({ parentHash: hash, number: hex, stateRoot: hash, extrinsicRoot: hash, digest: closed({ logs: { type: 'array' } }), extrinsics: { type: 'array', items: hex } }),
+  RawBlock: closed({
+    parentHash: hash,
+    number: hex,
+    stateRoot: hash,
+    extrinsicRoot: hash,
+    digest: closed({ logs: { type: 'array' } }),
+    extrinsics: { type: 'array', items: hex },
+  }),
   ParaInclusions: closed({
     at: closed({ hash, height: decimal }),
     inclusions: {

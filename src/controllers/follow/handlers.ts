@@ -9,6 +9,7 @@ import { SseSink } from '../../http/sse';
 import type { Hex } from '../../rpc/nodeClient';
 import type { BlocksService } from '../../services/blocks/blocksService';
 import type { BlockStreams, StreamOptions } from '../../services/follow/blockStream';
+import type { ExtrinsicPlace } from '../../cache/extrinsicWindow';
 import type { ExtrinsicIndex } from '../../services/follow/extrinsicIndex';
 import type { FinalizedFeed } from '../../services/follow/finalizedFeed';
 import { MAX_BLOCKS_PER_REQUEST, readFlags as readFlagsOf, type ParamOptions } from '../params';
@@ -53,7 +54,13 @@ export function followHandlers(parts: FollowParts, options: ParamOptions): Famil
   const { streams, index, blocks, feed } = parts;
 
   const readFlags = (req: RouteRequest, route: FollowRouteName) =>
-    readFlagsOf(req, FOLLOW_FAMILY.routes[route], FOLLOW_FAMILY.parameters, options, "useRcBlock is not served on this route: it follows this chain's own finalized blocks");
+    readFlagsOf(
+      req,
+      FOLLOW_FAMILY.routes[route],
+      FOLLOW_FAMILY.parameters,
+      options,
+      "useRcBlock is not served on this route: it follows this chain's own finalized blocks",
+    );
 
   const openStream = async (req: RouteRequest, streamOptions: StreamOptions, ignoredParams: string | undefined): Promise<EventStreamReply> => {
     const start = startOf(req);
@@ -95,11 +102,12 @@ export function followHandlers(parts: FollowParts, options: ParamOptions): Famil
     const from = heightOf(req.query.from, 'from');
     const to = heightOf(req.query.to, 'to');
     if ((from === undefined) !== (to === undefined)) throw badRequest('from and to go together: both to search heights from-to, neither to search the index.');
-    let place;
+    let place: ExtrinsicPlace | undefined;
     let searched: string;
     if (from !== undefined && to !== undefined) {
       if (from > to) throw badRequest(`from (${from}) must not be greater than to (${to}).`);
-      if (to - from + 1 > MAX_BLOCKS_PER_REQUEST) throw badRequest(`from-to spans ${to - from + 1} blocks; at most ${MAX_BLOCKS_PER_REQUEST} are searched at once.`);
+      if (to - from + 1 > MAX_BLOCKS_PER_REQUEST)
+        throw badRequest(`from-to spans ${to - from + 1} blocks; at most ${MAX_BLOCKS_PER_REQUEST} are searched at once.`);
       const head = await feed.currentHead();
       if (to > head) throw badRequest(`to (${to}) is beyond the finalized head (${head}); only finalized blocks are searched.`);
       place = await index.search(hash, from, to, req.clientGone());

@@ -20,7 +20,8 @@ export const FOLLOW_PARAMETERS: Record<FollowQueryName, QueryParameter> = {
 
 const LAST_EVENT_ID: HeaderParameter = {
   name: 'Last-Event-ID',
-  description: 'The id (height) of the last event received: the stream resumes with the height after it. Sent by EventSource when it reconnects; wins over `from`.',
+  description:
+    'The id (height) of the last event received: the stream resumes with the height after it. Sent by EventSource when it reconnects; wins over `from`.',
   schema: { type: 'integer', minimum: 0 },
 };
 
@@ -49,7 +50,7 @@ export const FOLLOW_ROUTES = {
     path: '/blocks/head/header/stream',
     summary: 'Finalized headers as they come, as Server-Sent Events',
     description:
-      'As `/blocks/stream`, with each event\'s `data` exactly what `/blocks/{id}/header` answers: for clients that only need to know a block is final.',
+      "As `/blocks/stream`, with each event's `data` exactly what `/blocks/{id}/header` answers: for clients that only need to know a block is final.",
     query: ['from'],
     response: 'Header',
     kind: 'events',

@@ -47,10 +47,7 @@ export const NODE_FAMILY: RouteFamily<NodeRouteName, NodeQueryName> = {
     TransactionPool: closed({
       pool: {
         type: 'array',
-        items: closed(
-          { hash, encodedExtrinsic: hex, tip: decimal, priority: decimal, partialFee: decimal },
-          ['hash', 'encodedExtrinsic'],
-        ),
+        items: closed({ hash, encodedExtrinsic: hex, tip: decimal, priority: decimal, partialFee: decimal }, ['hash', 'encodedExtrinsic']),
       },
     }),
     NodeVersion: closed({ clientVersion: text, clientImplName: text, chain: text }),
@@ -62,7 +59,10 @@ export const NODE_FAMILY: RouteFamily<NodeRouteName, NodeQueryName> = {
       localPeerId: text,
       localListenAddresses: { type: 'array', items: text },
       peersInfo: {
-        oneOf: [{ type: 'array', items: { type: 'object' } }, { type: 'string', description: 'When the node refuses system_peers (an unsafe method)' }],
+        oneOf: [
+          { type: 'array', items: { type: 'object' } },
+          { type: 'string', description: 'When the node refuses system_peers (an unsafe method)' },
+        ],
       },
     }),
   },

@@ -20,7 +20,8 @@ function withSharedForms(reply: Reply, answer: AnswerAt): Reply {
 }
 
 export function runtimeHandlers(chain: ChainServices, options: ParamOptions): FamilyHandlers<RuntimeRouteName> {
-  const readParams = (req: RouteRequest, route: RuntimeRouteName) => readFlags(req, RUNTIME_FAMILY.routes[route], RUNTIME_FAMILY.parameters, options, NO_RELAY_BLOCK);
+  const readParams = (req: RouteRequest, route: RuntimeRouteName) =>
+    readFlags(req, RUNTIME_FAMILY.routes[route], RUNTIME_FAMILY.parameters, options, NO_RELAY_BLOCK);
   return {
     async spec(req) {
       const { ignoredParams } = readParams(req, 'spec');

@@ -76,7 +76,7 @@ export const RUNTIME_FAMILY: RouteFamily<RuntimeRouteName, RuntimeQueryName> = {
     }),
     RuntimeMetadata: closed({
       magicNumber: decimal,
-      metadata: { type: 'object', description: 'One key, the version (`v14`, `v15`, `v16`), holding polkadot.js\'s reading of it, numbers as decimal strings' },
+      metadata: { type: 'object', description: "One key, the version (`v14`, `v15`, `v16`), holding polkadot.js's reading of it, numbers as decimal strings" },
     }),
     MetadataVersions: { type: 'array', items: decimal, description: 'Oldest first' },
     RuntimeCode: closed({

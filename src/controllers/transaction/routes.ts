@@ -8,11 +8,17 @@ export type TransactionQueryName = 'at' | 'noMeta' | 'metadata';
 
 export const TRANSACTION_PARAMETERS: Record<TransactionQueryName, QueryParameter> = {
   at: AT_PARAMETER,
-  noMeta: { type: 'string', description: "Accepted for older clients, and without effect: the metadata is left out unless `metadata` asks for it (as sidecar 20 does)." },
-  metadata: { type: 'string', pattern: '^(json|scale)$', description: 'Add the runtime\'s metadata: `scale` (SCALE as hex) or `json` (decoded).' },
+  noMeta: {
+    type: 'string',
+    description: 'Accepted for older clients, and without effect: the metadata is left out unless `metadata` asks for it (as sidecar 20 does).',
+  },
+  metadata: { type: 'string', pattern: '^(json|scale)$', description: "Add the runtime's metadata: `scale` (SCALE as hex) or `json` (decoded)." },
 };
 
-const ERRORS = { 400: 'A malformed `at`, `metadata` or version; a height beyond the head; a metadata version the runtime does not offer', 404: 'No block with that hash' };
+const ERRORS = {
+  400: 'A malformed `at`, `metadata` or version; a height beyond the head; a metadata version the runtime does not offer',
+  404: 'No block with that hash',
+};
 
 const POST_BODY_ERRORS = {
   413: `A body larger than ${MAX_JSON_BODY_BYTES} bytes`,
@@ -44,7 +50,8 @@ export const TRANSACTION_ROUTES = {
     requestBody: 'TransactionBody',
     response: 'TransactionFeeEstimate',
     errors: {
-      400: 'A body without a hex `tx`, not JSON, or whose `tx` is not an extrinsic of the runtime (TransactionError, the node not asked); ' +
+      400:
+        'A body without a hex `tx`, not JSON, or whose `tx` is not an extrinsic of the runtime (TransactionError, the node not asked); ' +
         'the runtime refusing it',
     },
     otherErrors: POST_BODY_ERRORS,
@@ -79,8 +86,7 @@ export const TRANSACTION_ROUTES = {
         'named in `reason` (badProof, stale, future, alreadyImported, temporarilyBanned, poolFull, payment, ...)',
     },
     unavailable:
-      'The node is unavailable; if it went away with the submission in flight, the transaction may or may not have been submitted ' +
-      '(the message says so)',
+      'The node is unavailable; if it went away with the submission in flight, the transaction may or may not have been submitted ' + '(the message says so)',
     otherErrors: { ...POST_BODY_ERRORS, 504: 'The node did not confirm in time: the transaction may or may not have been submitted' },
   },
 } as const satisfies Record<string, RouteSpec<TransactionQueryName>>;

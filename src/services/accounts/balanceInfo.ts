@@ -175,4 +175,3 @@ function lockJson(lock: Struct, denominated: ((digits: string) => string) | unde
   if (!denominated) return json;
   return { id: json.id, amount: denominated(digitsOf(lock.get('amount'))), reasons: json.reasons };
 }
-

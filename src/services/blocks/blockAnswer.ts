@@ -103,7 +103,11 @@ export function placesInText(body: SidecarBlock, json: string): number[] | undef
   const count = extrinsics.length;
   const places = new Array<number>(count + 1);
   let found = 0;
-  for (let mark = json.indexOf(SIGNATURE_AFTER_CALL); mark >= 0 && mark < listEnd; mark = json.indexOf(SIGNATURE_AFTER_CALL, mark + SIGNATURE_AFTER_CALL.length)) {
+  for (
+    let mark = json.indexOf(SIGNATURE_AFTER_CALL);
+    mark >= 0 && mark < listEnd;
+    mark = json.indexOf(SIGNATURE_AFTER_CALL, mark + SIGNATURE_AFTER_CALL.length)
+  ) {
     const start = json.lastIndexOf(CALL_OPENING, mark);
     // The call's name object must close right at the mark: `{"pallet":"P","method":"M"}` holds no other brace.
     if (start < 0 || json.indexOf('}', start + CALL_OPENING.length) !== mark) continue;
@@ -155,7 +159,10 @@ export function toCached(answer: BlockAnswer): string {
 export function fromCached(hash: Hex, cached: string, hasXcm: boolean): BlockAnswer {
   // Searched from the end, and the XCM split only where the key says it is there.
   const placesAt = cached.lastIndexOf(SEPARATOR);
-  const extrinsicsAt = cached.slice(placesAt + 1).split(',').map(Number);
+  const extrinsicsAt = cached
+    .slice(placesAt + 1)
+    .split(',')
+    .map(Number);
   const xcmAt = hasXcm ? cached.lastIndexOf(SEPARATOR, placesAt - 1) : -1;
   const json = cached.slice(0, xcmAt < 0 ? placesAt : xcmAt);
   const xcm = xcmAt < 0 ? undefined : cached.slice(xcmAt + 1, placesAt);
@@ -171,5 +178,3 @@ function numberFromJson(json: string): number {
   const match = /^\{"number":"(\d+)"/.exec(json);
   return match ? Number(match[1]) : -1;
 }
-
-

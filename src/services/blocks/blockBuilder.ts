@@ -68,7 +68,8 @@ export class BlockBuilder {
 
     // Wave 2 (a hash id, or a parent that moved under us): the runtime version there and,
     // for a hash id, whether the block is on the canonical chain.
-    const canonicalCheck = checkCanonical && number <= finalizedNumber ? this.ids.hashOf(number).then((canonical) => canonical === hash) : Promise.resolve(true);
+    const canonicalCheck =
+      checkCanonical && number <= finalizedNumber ? this.ids.hashOf(number).then((canonical) => canonical === hash) : Promise.resolve(true);
     const [version, canonical] = await wave([
       hintedVersion && parentHint === decodedAt ? Promise.resolve(hintedVersion) : node.getRuntimeVersion(decodedAt),
       canonicalCheck,

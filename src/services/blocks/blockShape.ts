@@ -61,8 +61,7 @@ export interface ExtrinsicFacts {
   hasCompletionEvent: boolean;
 }
 
-const EVENTS_UNAVAILABLE =
-  'Unable to fetch Events, cannot confirm extrinsic status. Check pruning settings on the node.';
+const EVENTS_UNAVAILABLE = 'Unable to fetch Events, cannot confirm extrinsic status. Check pruning settings on the node.';
 
 function hasPaysFee(value: unknown): value is { paysFee: unknown } {
   return typeof value === 'object' && value !== null && 'paysFee' in value;
@@ -169,4 +168,3 @@ export function assembleBlock(
   };
   return { body, facts };
 }
-

@@ -2,7 +2,7 @@
 // before, else built (blockBuilder.ts; identical requests in flight share one
 // build) and kept if it can never change. Ids resolve through blockIds.ts, each
 // cache key looked up once per request.
-import { SingleFlight } from '../../cache/singleFlight';
+import type { SingleFlight } from '../../cache/singleFlight';
 import type { TieredCache } from '../../cache/tieredCache';
 import { BeyondHeadError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
@@ -10,7 +10,7 @@ import { wave } from '../../rpc/requestStats';
 import { builtKey } from './answerVariant';
 import { extrinsicJson, filterXcm, fromCached, toCached, type BlockAnswer, type BlockId, type BlockQuery } from './blockAnswer';
 import { BlockBuilder } from './blockBuilder';
-import { BlockIds, isPastAnyHead } from '../blockIds';
+import { type BlockIds, isPastAnyHead } from '../blockIds';
 import type { FeeDetailsKnowledge } from '../feeRules';
 import type { FinalizedHead } from '../finalizedHead';
 import type { RuntimeRegistry } from '../runtimes';

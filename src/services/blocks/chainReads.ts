@@ -68,7 +68,11 @@ export class ChainReads {
     const key = `pi:${hash}`;
     const cached = await this.cache.get(key);
     if (cached) return JSON.parse(cached) as ParaInclusionsAt;
-    const [header, eventsHex, finalizedNumber] = await wave([this.node.getHeader(hash), storageAt(this.node, SYSTEM_EVENTS_KEY, hash), this.finalized.current()] as const);
+    const [header, eventsHex, finalizedNumber] = await wave([
+      this.node.getHeader(hash),
+      storageAt(this.node, SYSTEM_EVENTS_KEY, hash),
+      this.finalized.current(),
+    ] as const);
     if (!header) throw new UnknownBlockError(hash);
     const number = parseInt(header.number, 16);
     const decodedAt = number === 0 ? hash : header.parentHash;

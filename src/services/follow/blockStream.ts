@@ -175,7 +175,10 @@ export class BlockStreams {
     this.subscribers.add(subscriber);
     this.startTimers();
     sink.onClose(() => this.leave(subscriber));
-    if (sink.closed) return this.leave(subscriber);
+    if (sink.closed) {
+      this.leave(subscriber);
+      return;
+    }
     // Built by the services of no request: these builds are nobody's request.
     void this.catchUp(subscriber);
   }
@@ -347,7 +350,8 @@ export class BlockStreams {
   /** After a failed build: tell everyone if the node is away, then wait longer each time (a height is never skipped). */
   private async afterFailure(error: unknown, failures: number, height: number): Promise<void> {
     if (error instanceof NodeUnavailableError || error instanceof NodeTimeoutError) this.setNodeAway(true);
-    else if (failures === 1 || failures % 10 === 0) this.logger?.warn({ err: error, height, failures }, 'a finalized block could not be built for its streams; retrying');
+    else if (failures === 1 || failures % 10 === 0)
+      this.logger?.warn({ err: error, height, failures }, 'a finalized block could not be built for its streams; retrying');
     await pauseAfterFailures(failures);
   }
 

@@ -151,7 +151,9 @@ export class ExtrinsicIndex {
     if (!block) throw new Error(`the node does not have finalized block ${height} (${hash})`);
     const { extrinsics } = block.block;
     const hashes = Buffer.allocUnsafe(extrinsics.length * HASH_BYTES);
-    extrinsics.forEach((extrinsic, index) => hashes.set(blake2AsU8a(bytesOfHex(extrinsic), 256), index * HASH_BYTES));
+    extrinsics.forEach((extrinsic, index) => {
+      hashes.set(blake2AsU8a(bytesOfHex(extrinsic), 256), index * HASH_BYTES);
+    });
     redis?.set(key, hashes.toString('hex')).catch(() => undefined);
     return hashes;
   }

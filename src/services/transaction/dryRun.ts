@@ -17,7 +17,7 @@ import { wave } from '../../rpc/requestStats';
 import { readAt, type AtBlock } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { RuntimeRegistry } from '../runtimes';
-import { SafeXcmVersions } from './safeXcmVersion';
+import type { SafeXcmVersions } from './safeXcmVersion';
 
 const CANNOT_DRY_RUN = 'Unable to dry-run transaction';
 

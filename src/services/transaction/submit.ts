@@ -50,7 +50,7 @@ export class TransactionSubmitter {
         throw new ApiError(
           status,
           `The node did not confirm the submission: the transaction may or may not have been submitted. Look for ${blake2AsHex(bytes, 256)} ` +
-            '(GET /extrinsics/{hash}, or the node\'s pool) before sending it again.',
+            "(GET /extrinsics/{hash}, or the node's pool) before sending it again.",
         );
       }
       throw error;
