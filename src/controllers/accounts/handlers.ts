@@ -8,6 +8,9 @@ import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import type { Hex } from '../../rpc/nodeClient';
 import { parseAddress } from '../../services/accounts/addresses';
 import { validateAddress } from '../../services/accounts/validate';
+import { compareAddresses } from '../../services/accounts/compare';
+import { convertAccount } from '../../services/accounts/convert';
+import { parsePrefix, parseScheme, readComparedAddresses } from './addressQuery';
 import type { ChainServices } from '../../services/chain';
 import { replyAt } from '../answers';
 import { parseAt, readFlags, type ParamOptions } from '../params';
@@ -52,6 +55,15 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
     async validate(req) {
       const { ignoredParams } = readParams(req, 'validate');
       return { body: JSON.stringify(validateAddress(accountIdOf(req))), ignoredParams };
+    },
+    // Checked in sidecar's order: publicKey, scheme, prefix, then the hex and the network.
+    async convert(req) {
+      const { flags, ignoredParams } = readParams(req, 'convert');
+      const request = { scheme: parseScheme(req.query.scheme), prefix: parsePrefix(req.query.prefix), publicKey: flags.publicKey === true };
+      return { body: JSON.stringify(convertAccount(accountIdOf(req), request)), ignoredParams };
+    },
+    async compare(req) {
+      return { body: JSON.stringify(compareAddresses(readComparedAddresses(req.query))) };
     },
   };
 }

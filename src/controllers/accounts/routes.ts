@@ -3,7 +3,13 @@ import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
 import { closed, decimal, hash, hex, ref } from '../../http/schemas';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
 
-export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock' | 'useRcBlockFormat';
+export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock' | 'useRcBlockFormat' | AddressQueryName;
+
+/** The parameters of the routes that only compute with addresses (convert, compare). */
+type AddressQueryName = 'scheme' | 'prefix' | 'publicKey' | 'addresses';
+
+/** Sidecar's bound on the addresses one comparison takes. */
+export const MAX_COMPARED_ADDRESSES = 30;
 
 export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
   at: AT_PARAMETER,
@@ -25,6 +31,19 @@ export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
     type: 'string',
     pattern: '^(array|object)$',
     description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
+  },
+  scheme: {
+    type: 'string',
+    pattern: '^(ed25519|sr25519|ecdsa)$',
+    description: 'The key scheme of the hex (`sr25519` when absent): with `publicKey=true`, an `ecdsa` key longer than 32 bytes is hashed (blake2-256) first',
+  },
+  prefix: { type: 'integer', description: "The ss58 prefix of the network the address is written for (42, substrate's, when absent): one the registry lists" },
+  publicKey: { type: 'boolean', default: false, description: 'The hex is a public key: the account is derived from it as `scheme` derives it' },
+  addresses: {
+    type: 'string',
+    description:
+      `The addresses compared, 2 to ${MAX_COMPARED_ADDRESSES}: comma-separated (\`addresses=a,b\`), or the parameter repeated ` +
+      '(`addresses=a&addresses=b`, `addresses[]=a&addresses[]=b`). The only parameter the route takes.',
   },
 };
 
@@ -48,6 +67,30 @@ export const ACCOUNTS_ROUTES = {
     query: ['useRcBlock'],
     response: 'AccountValidation',
     errors: { 400: 'A malformed parameter (with FASTCAR_STRICT_PARAMS, one this route does not take)' },
+  },
+  convert: {
+    path: '/accounts/:accountId/convert',
+    summary: 'A public key or account id (hex) as the ss58 address of a network; computed without the node, served on every chain',
+    description:
+      '`accountId` here is hex of 1, 2, 4, 8, 32 or 33 bytes, echoed as written. Sidecar serves this route on relay chains only; ' +
+      'fastcar on every chain, as polkadot-rest-api does.',
+    query: ['scheme', 'prefix', 'publicKey'],
+    response: 'AccountConversion',
+    errors: {
+      400:
+        "A `scheme` other than ed25519, sr25519 and ecdsa; a `prefix` that is no unsigned integer or no network's (46 and 47 are reserved); " +
+        'a malformed `publicKey`; an `accountId` that is not hex, or of another length',
+    },
+  },
+  compare: {
+    path: '/accounts/compare',
+    summary: 'Whether addresses (ss58 of any network, their hex, Ethereum addresses) name the same account; computed without the node',
+    query: ['addresses'],
+    required: ['addresses'],
+    response: 'AccountComparison',
+    errors: {
+      400: `Any parameter but \`addresses\`, fewer than two or more than ${MAX_COMPARED_ADDRESSES} addresses, a malformed address (named)`,
+    },
   },
 } as const satisfies Record<string, RouteSpec<AccountsQueryName>>;
 
@@ -118,6 +161,24 @@ export const ACCOUNTS_FAMILY: RouteFamily<AccountsRouteName, AccountsQueryName> 
         description: 'The first network registered with that prefix (`polkadot`, `kusama`, `substrate`, ...), null for an unregistered prefix',
       },
       accountId: { ...orNull('string'), description: 'The bytes the address encodes (between its prefix and its checksum), as hex' },
+    }),
+    AccountConversion: closed({
+      ss58Prefix: decimal,
+      network: { type: 'string', description: 'The first network registered with that prefix' },
+      address: { type: 'string', description: 'The ss58 address' },
+      accountId: { ...hex, description: 'The hex as asked' },
+      scheme: { type: 'string', enum: ['ed25519', 'sr25519', 'ecdsa'] },
+      publicKey: { type: 'boolean' },
+    }),
+    AccountComparison: closed({
+      areEqual: { type: 'boolean', description: 'Every address encodes the same bytes' },
+      addresses: { type: 'array', items: ref('ComparedAddress') },
+    }),
+    ComparedAddress: closed({
+      ss58Format: { type: 'string', description: 'The address as asked' },
+      ss58Prefix: { ...orNull('string'), pattern: '^[0-9]+$', description: 'Null for an Ethereum address (no ss58 address)' },
+      network: orNull('string'),
+      publicKey: { ...orNull('string'), description: 'The bytes the address encodes, as hex (null for an Ethereum address)' },
     }),
   },
 };
