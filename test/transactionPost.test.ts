@@ -120,6 +120,15 @@ describe('POST /transaction/fee-estimate', () => {
     estimated = ours.body;
   });
 
+  it('makes one estimate for many clients asking for the same transaction at once', async () => {
+    const remark = await signer.remark(9);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post(fastcar.url, '/transaction/fee-estimate', { tx: remark })));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
+    expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
+    // One of them asked the node; the others waited on its call.
+    expect(answers.reduce((sum, answer) => sum + answer.calls, 0)).toBe(1);
+  });
+
   it("refuses a hex that is not an extrinsic before asking the node, in sidecar's shape without its stack", async () => {
     for (const tx of ['0x1234', '0x0a03008eaf04151687736326c9fea17e25fc5287613693c912909cb226aa4794f26a48070010a5d4e8']) {
       const ours = await post(fastcar.url, '/transaction/fee-estimate', { tx });

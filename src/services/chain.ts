@@ -52,6 +52,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   const metadataBuilds = new SingleFlight<string>();
   const codeFetches = new SingleFlight<string>();
   const xcmVersions = new SafeXcmVersions();
+  const feeEstimatesInFlight = new SingleFlight<string>();
   const over = (rpc: NodeClient): ChainServices => {
     const ids = new BlockIds(rpc, finalized, cache, windows);
     const metadata = new RuntimeMetadata(rpc, cache, metadataBuilds);
@@ -63,7 +64,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       node: new NodeReads(rpc, facts, runtimes),
       material: new TransactionMaterial(rpc, ids, cache, facts, metadata, genesisHash),
       accounts: new AccountBalances(rpc, ids, cache, runtimes),
-      feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes),
+      feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
       dryRuns: new DryRuns(rpc, ids, cache, runtimes, xcmVersions),
       forRequest: (stats) => over(node.forRequest(stats)),

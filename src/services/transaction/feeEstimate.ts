@@ -1,10 +1,13 @@
 // A signed extrinsic's fee estimate (sidecar's POST /transaction/fee-estimate): the
 // runtime's TransactionPaymentApi_query_info at the finalized head, which fastcar
 // follows without asking. The same transaction at the same block gets the same
-// answer, kept in the cache under the block's hash and the transaction's blake2.
+// answer, kept in the cache under the block's hash and the transaction's blake2; the
+// same estimate asked by several clients at once is made once (a wallet fleet polling
+// one transaction, or a retrying client, costs the node one runtime call).
 import type { RuntimeDispatchInfo } from '@polkadot/types/interfaces';
 import { blake2AsHex } from '@polkadot/util-crypto';
 
+import type { SingleFlight } from '../../cache/singleFlight';
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson } from '../../decode/codecJson';
 import { TransactionError } from '../../errors';
@@ -25,6 +28,8 @@ export class FeeEstimates {
     private readonly ids: BlockIds,
     private readonly cache: TieredCache,
     private readonly runtimes: RuntimeRegistry,
+    /** Estimates in flight, shared by every request's service. */
+    private readonly inFlight: SingleFlight<string>,
   ) {}
 
   /**
@@ -40,6 +45,20 @@ export class FeeEstimates {
     const key = `fee:${hash}:${blake2AsHex(bytes, 256)}`;
     const kept = await this.cache.get(key);
     if (kept) return kept;
+    const { promise, joined } = this.inFlight.run(key, () => this.made(hash, bytes, key, sent));
+    try {
+      return await promise;
+    } catch (error) {
+      // A refusal names the `tx` as each client sent it (another may have spelled the same bytes otherwise).
+      if (joined && error instanceof TransactionError) {
+        throw new TransactionError(error.summary, sent, error.explanation, error.at, error.reason, error.status);
+      }
+      throw error;
+    }
+  }
+
+  /** The estimate asked of the node, and kept. */
+  private async made(hash: Hex, bytes: Uint8Array, key: string, sent: unknown): Promise<string> {
     const at = { hash };
     const known = await knownVersion(this.cache, hash);
     const guess = known ? undefined : this.runtimes.newest;
