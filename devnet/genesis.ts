@@ -34,7 +34,9 @@ export function loadRuntime(): { wasm: Buffer; sha256: string } {
   const sha256 = createHash('sha256').update(wasm).digest('hex');
   const expected = readFileSync(RUNTIME_SHA256_PATH, 'utf8').split(/\s+/)[0];
   if (sha256 !== expected) {
-    throw new DevnetSetupError(`runtime file ${RUNTIME_PATH} has sha256 ${sha256}, expected ${expected}: restore it with "git checkout devnet/runtime"`);
+    throw new DevnetSetupError(
+      `runtime file ${RUNTIME_PATH} has sha256 ${sha256}, expected ${expected}: restore it with "git checkout devnet/runtime"`,
+    );
   }
   return { wasm, sha256 };
 }
@@ -50,16 +52,13 @@ const emptyStorage = {
 };
 
 async function callRuntime(wasm: HexString, method: string, arg: HexString) {
-  const response = await runTask(
-    {
-      wasm,
-      calls: [[method, [arg]]],
-      mockSignatureHost: false,
-      allowUnresolvedImports: false,
-      runtimeLogLevel: 0,
-    },
-    emptyStorage,
-  );
+  const response = await runTask({
+    wasm,
+    calls: [[method, [arg]]],
+    mockSignatureHost: false,
+    allowUnresolvedImports: false,
+    runtimeLogLevel: 0,
+  }, emptyStorage);
   if ('Error' in response) throw new DevnetSetupError(`${method} failed in the executor: ${response.Error}`);
   return response.Call;
 }

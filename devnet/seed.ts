@@ -34,7 +34,9 @@ export async function seedChain(devnet: Devnet, progress: (done: number, total: 
   await cryptoWaitReady();
   const api = await ApiPromise.create({ provider: new WsProvider(devnet.wsUrl), noInitWarn: true });
   const keyring = new Keyring({ type: 'sr25519', ss58Format: 42 });
-  const [alice, bob, charlie, dave, eve, ferdie] = ['Alice', 'Bob', 'Charlie', 'Dave', 'Eve', 'Ferdie'].map((name) => keyring.addFromUri(`//${name}`));
+  const [alice, bob, charlie, dave, eve, ferdie] = ['Alice', 'Bob', 'Charlie', 'Dave', 'Eve', 'Ferdie'].map((name) =>
+    keyring.addFromUri(`//${name}`),
+  );
   const fresh = keyring.addFromUri('//fastcar//fresh');
   // Nonces are counted here, taken before any await, so signing in parallel stays in order.
   const nonces = new Map<string, number>();
@@ -60,7 +62,9 @@ export async function seedChain(devnet: Devnet, progress: (done: number, total: 
 
   const tx = api.tx;
   // The development preset endows Alice, Bob and their stashes; the others get theirs here.
-  await build('endowments', await Promise.all([charlie, dave, eve, ferdie].map((to) => sign(tx.balances.transferAllowDeath(to.address, 1000n * UNIT), alice))));
+  await build('endowments', await Promise.all(
+    [charlie, dave, eve, ferdie].map((to) => sign(tx.balances.transferAllowDeath(to.address, 1000n * UNIT), alice)),
+  ));
   await build('transfers', [
     await sign(tx.balances.transferKeepAlive(bob.address, 10n * UNIT), alice),
     await sign(tx.balances.transferAllowDeath(fresh.address, 5n * UNIT), bob),
@@ -96,17 +100,31 @@ export async function seedChain(devnet: Devnet, progress: (done: number, total: 
     await sign(tx.assets.transfer(ASSET_ID, charlie.address, 10n ** 9n), alice),
     await sign(tx.assets.transferKeepAlive(ASSET_ID, dave.address, 10n ** 9n), alice),
   ]);
-  await build('assetPool', [await sign(tx.assetConversion.createPool(NATIVE, ASSET_LOCATION), alice)]);
-  await build('assetLiquidity', [await sign(tx.assetConversion.addLiquidity(NATIVE, ASSET_LOCATION, 1000n * UNIT, 10n ** 14n, 1n, 1n, alice.address), alice)]);
-  await build('feeInAsset', [await sign(tx.balances.transferKeepAlive(charlie.address, UNIT), bob, { assetId: ASSET_LOCATION })]);
+  await build('assetPool', [
+    await sign(tx.assetConversion.createPool(NATIVE, ASSET_LOCATION), alice),
+  ]);
+  await build('assetLiquidity', [
+    await sign(
+      tx.assetConversion.addLiquidity(NATIVE, ASSET_LOCATION, 1000n * UNIT, 10n ** 14n, 1n, 1n, alice.address),
+      alice,
+    ),
+  ]);
+  await build('feeInAsset', [
+    await sign(tx.balances.transferKeepAlive(charlie.address, UNIT), bob, { assetId: ASSET_LOCATION }),
+  ]);
   await build('bigRemarks', [
     await sign(tx.system.remark(`0x${'ab'.repeat(128 * 1024)}`), alice),
     await sign(tx.system.remarkWithEvent(`0x${'cd'.repeat(32 * 1024)}`), bob),
   ]);
   await build('proxyAdd', [await sign(tx.proxy.addProxy(bob.address, 'Any', 0), alice)]);
-  await build('proxyCall', [await sign(tx.proxy.proxy(alice.address, null, tx.balances.transferKeepAlive(ferdie.address, UNIT)), bob)]);
+  await build('proxyCall', [
+    await sign(tx.proxy.proxy(alice.address, null, tx.balances.transferKeepAlive(ferdie.address, UNIT)), bob),
+  ]);
   const multisigCall = tx.balances.transferKeepAlive(ferdie.address, UNIT);
-  const multisigAccount = keyring.encodeAddress((await import('@polkadot/util-crypto')).createKeyMulti([alice.address, bob.address, charlie.address], 2), 42);
+  const multisigAccount = keyring.encodeAddress(
+    (await import('@polkadot/util-crypto')).createKeyMulti([alice.address, bob.address, charlie.address], 2),
+    42,
+  );
   await build('multisigFund', [
     await sign(tx.balances.transferKeepAlive(multisigAccount, 10n * UNIT), alice),
     await sign(tx.multisig.asMultiThreshold1([bob.address, charlie.address], tx.system.remarkWithEvent('0x06')), alice),
@@ -116,15 +134,16 @@ export async function seedChain(devnet: Devnet, progress: (done: number, total: 
     await sign(tx.multisig.asMulti(2, [bob.address, charlie.address], null, multisigCall, maxWeight), alice),
   ]);
   const timepoint = { height: multisigApproveBlock.number, index: 2 };
-  await build('multisigExecute', [await sign(tx.multisig.asMulti(2, [alice.address, charlie.address], timepoint, multisigCall, maxWeight), bob)]);
+  await build('multisigExecute', [
+    await sign(tx.multisig.asMulti(2, [alice.address, charlie.address], timepoint, multisigCall, maxWeight), bob),
+  ]);
 
   const senders = [alice, bob, charlie, dave, eve, ferdie];
   const big: string[] = [];
   for (let i = 0; i < BIG_BLOCK_EXTRINSICS; i++) {
     const from = senders[i % senders.length];
     const to = senders[(i + 1) % senders.length];
-    const call =
-      i % 5 === 4 ? tx.system.remarkWithEvent(`0x${i.toString(16).padStart(8, '0')}`) : tx.balances.transferKeepAlive(to.address, BigInt(i + 1) * 10n ** 9n);
+    const call = i % 5 === 4 ? tx.system.remarkWithEvent(`0x${i.toString(16).padStart(8, '0')}`) : tx.balances.transferKeepAlive(to.address, BigInt(i + 1) * 10n ** 9n);
     big.push(await sign(call, from));
   }
   await build('big', big);

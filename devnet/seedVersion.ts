@@ -1,6 +1,7 @@
 // Which seeded chain the code asks for: the runtime's hash and the code that seeds
 // it. Full-line comments and blank lines do not count, so rewording a comment in
-// seed.ts or genesis.ts does not force the 15-minute reseed; any code change does.
+// seed.ts or genesis.ts does not force the 15-minute reseed; any code change does
+// (a reformat too: biome.json leaves these two files out of the formatter).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
