@@ -2,8 +2,9 @@
 import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
 import { closed, decimal, hash, hex, ref } from '../../http/schemas';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
+import { ASSETS_PARAMETERS, ASSETS_ROUTES, ASSETS_SCHEMAS, type AssetsQueryName } from './assetRoutes';
 
-export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock' | 'useRcBlockFormat';
+export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock' | 'useRcBlockFormat' | AssetsQueryName;
 
 export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
   at: AT_PARAMETER,
@@ -26,6 +27,7 @@ export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
     pattern: '^(array|object)$',
     description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
   },
+  ...ASSETS_PARAMETERS,
 };
 
 export const ACCOUNTS_ROUTES = {
@@ -49,6 +51,7 @@ export const ACCOUNTS_ROUTES = {
     response: 'AccountValidation',
     errors: { 400: 'A malformed parameter (with FASTCAR_STRICT_PARAMS, one this route does not take)' },
   },
+  ...ASSETS_ROUTES,
 } as const satisfies Record<string, RouteSpec<AccountsQueryName>>;
 
 export type AccountsRouteName = keyof typeof ACCOUNTS_ROUTES;
@@ -119,5 +122,6 @@ export const ACCOUNTS_FAMILY: RouteFamily<AccountsRouteName, AccountsQueryName> 
       },
       accountId: { ...orNull('string'), description: 'The bytes the address encodes (between its prefix and its checksum), as hex' },
     }),
+    ...ASSETS_SCHEMAS,
   },
 };
