@@ -14,6 +14,7 @@ import type { SeedManifest } from '../devnet/seed';
 import { getJson, getReferenceJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
 import { startSidecar, type Peer } from '../harness/processes';
+import { RELAY_BLOCK, startRelayBeside, type RelayBeside } from '../harness/relayChain';
 import type { Fastcar } from '../src/server';
 import { NodeClient } from '../src/rpc/nodeClient';
 import { listKeys } from '../src/services/accounts/storageBatch';
@@ -217,10 +218,50 @@ describe('where fastcar differs from sidecar 20', () => {
     expect(unknown.status).toBe(404);
   });
 
-  it('refuses useRcBlock=true on these routes (not served yet), checking the address first', async () => {
-    const answer = await getJson(fastcar.url + route(accounts.Alice, 'asset-balances', '?useRcBlock=true'));
-    expect([answer.status, (answer.body as { message: string }).message]).toEqual([400, 'useRcBlock is not served on this route']);
-    expect((await getJson(fastcar.url + route('abc', 'asset-balances', '?useRcBlock=true'))).status).toBe(400);
+  it('refuses useRcBlock without a relay chain node naming the setting, after the address, before the approval parameters', async () => {
+    for (const name of ['asset-balances', 'asset-approvals', 'pool-asset-balances', 'pool-asset-approvals', 'foreign-asset-balances']) {
+      const message = await compareError(route(accounts.Alice, name, '?useRcBlock=true'), 400, false);
+      expect(message).toMatch(/^useRcBlock parameter requires a relay chain node: set FASTCAR_RELAY_URL/);
+      expect(await compareError(route('abc', name, '?useRcBlock=true'), 400)).toBe('Invalid decoded address checksum');
+      await compareError(route(accounts.Alice, name, '?useRcBlockFormat=object'), 400);
+    }
+  });
+});
+
+describe('useRcBlock=true, with a relay chain node beside the devnet', () => {
+  let beside: RelayBeside;
+  let withRelay: Fastcar;
+
+  beforeAll(async () => {
+    beside = await startRelayBeside(devnet.wsUrl, manifest.blocks.feeInAsset);
+    withRelay = await startFastcarOn(devnet.wsUrl, { FASTCAR_RELAY_URL: beside.node.url, FASTCAR_PREBUILD_BLOCKS: '0' });
+  }, 180_000);
+
+  afterAll(async () => {
+    await withRelay?.close();
+    await beside?.node.close();
+  });
+
+  it('lists the answer at each block the relay block included, with the relay block it came with', async () => {
+    const rcHash = beside.recording.blocks.find((block) => block.number === RELAY_BLOCK)!.hash;
+    const header = (await getJson(`${withRelay.url}/blocks/${RELAY_BLOCK}/header?useRcBlock=true`)).body as { ahTimestamp: string }[];
+    const queries = [
+      ['asset-balances', ''],
+      ['asset-balances', '&assets[]=1'],
+      ['pool-asset-balances', ''],
+      ['asset-approvals', `&assetId=1&delegate=${accounts.Bob}`],
+      ['foreign-asset-balances', ''],
+    ];
+    for (const [name, query] of queries) {
+      const own = (await getJson(withRelay.url + route(accounts.Alice, name, `?at=${beside.included.hash}${query}`))).body as Record<string, unknown>;
+      const expected = { ...own, rcBlockHash: rcHash, rcBlockNumber: String(RELAY_BLOCK), ahTimestamp: header[0].ahTimestamp };
+      const listed = await getJson(withRelay.url + route(accounts.Alice, name, `?useRcBlock=true&at=${RELAY_BLOCK}${query}`));
+      expect({ name, body: listed.body }).toEqual({ name, body: [expected] });
+      expect(listed.headers.get('cache-control')).toBe('no-store');
+      const wrapped = (await getJson(withRelay.url + route(accounts.Alice, name, `?useRcBlock=true&at=${rcHash}&useRcBlockFormat=object${query}`))).body;
+      expect(wrapped).toMatchObject({ rcBlock: { hash: rcHash, number: String(RELAY_BLOCK) }, parachainDataPerBlock: [expected] });
+    }
+    expect((await getJson(withRelay.url + route(accounts.Alice, 'asset-balances', `?useRcBlock=true&at=${RELAY_BLOCK + 1}`))).body).toEqual([]);
   });
 });
 

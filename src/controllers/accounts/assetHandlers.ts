@@ -11,9 +11,13 @@ import type { RouteRequest } from '../../http/routes';
 import { parseAddress } from '../../services/accounts/addresses';
 import type { AssetIdInput } from '../../services/accounts/assetBalances';
 import type { AssetPallet } from '../../services/accounts/assetStorage';
+import type { AtBlock } from '../../services/blockAt';
 import type { ChainServices } from '../../services/chain';
+import type { Hex } from '../../rpc/nodeClient';
+import type { AnswerAt } from '../../services/runtime/runtimeReads';
 import { replyAt } from '../answers';
-import { isUInt, parseAt } from '../params';
+import { isUInt, parseAt, type Flags } from '../params';
+import { parseRcBlockFormat, relayAnswer, relayLinkOf, type RelayOption } from '../relayAnswer';
 import { MAX_NAMED_ASSETS } from './assetRoutes';
 
 /** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
@@ -63,28 +67,47 @@ function locations(req: RouteRequest): JsonValue[] {
 /** The tag names everything the same block's answer differs by. */
 const tagOf = (route: string, parts: unknown[]) => `${route}-${blake2AsHex(JSON.stringify(parts), 64).slice(2)}-${FORMAT_VERSION}`;
 
-export function assetHandlers(chain: ChainServices, readParams: (req: RouteRequest, route: AssetRouteName) => { ignoredParams?: string }) {
+type ReadParams = (req: RouteRequest, route: AssetRouteName) => { flags: Flags; ignoredParams?: string };
+
+/** `relay`: what useRcBlock=true reads through (this chain's relay link, or why there is none). */
+export function assetHandlers(chain: ChainServices, readParams: ReadParams, relay?: RelayOption) {
+  /** The flags, with useRcBlock's checks (sidecar makes them before the route's own). */
+  const readChecked = (req: RouteRequest, route: AssetRouteName) => {
+    const { flags, ignoredParams } = readParams(req, route);
+    const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
+    const relayLink = flags.useRcBlock === true ? relayLinkOf(relay) : undefined;
+    return { ignoredParams, format, relayLink };
+  };
+  /** At `at`, or with useRcBlock at each block of this chain the relay block `at` included (never kept by clients). */
+  const answerAt = async (req: RouteRequest, checked: ReturnType<typeof readChecked>, tag: string, read: (at: AtBlock) => Promise<AnswerAt>) => {
+    const at = parseAt(req.query.at);
+    if (checked.relayLink) {
+      const link = checked.relayLink.forRequest(req.stats);
+      const { relayBlock, items } = await link.eachIncluded(at, async (hash: Hex) => ({ json: (await read({ kind: 'hash', hash })).json }));
+      return { body: relayAnswer(relayBlock, items, checked.format), ignoredParams: checked.ignoredParams } as Reply;
+    }
+    return replyAt(await read(at), tag, checked.ignoredParams) as Reply;
+  };
   const balances = (route: AssetRouteName, pallet: AssetPallet, idsOf: (req: RouteRequest) => AssetIdInput[]) => async (req: RouteRequest) => {
     const account = accountOf(req);
-    const { ignoredParams } = readParams(req, route);
-    const at = parseAt(req.query.at);
+    const checked = readChecked(req, route);
+    parseAt(req.query.at);
     const assets = idsOf(req);
-    const answer = await chain.forRequest(req.stats).accountAssets.balances(at, { pallet, account, assets });
-    return replyAt(answer, tagOf(route, [u8aToHex(account), assets]), ignoredParams) as Reply;
+    const services = chain.forRequest(req.stats);
+    return answerAt(req, checked, tagOf(route, [u8aToHex(account), assets]), (at) => services.accountAssets.balances(at, { pallet, account, assets }));
   };
   const approvals = (route: AssetRouteName, pallet: 'Assets' | 'PoolAssets') => async (req: RouteRequest) => {
     const owner = accountOf(req);
-    const { ignoredParams } = readParams(req, route);
+    const checked = readChecked(req, route);
     const { delegate, assetId } = req.query;
     if (typeof delegate !== 'string' || typeof assetId !== 'string') throw badRequest('Must include a `delegate` and `assetId` query param');
     const id = Number(assetId);
     if (!isUInt(id)) throw badRequest('`assetId` provided is not a number.');
     const parsedDelegate = parseAddress(delegate);
     if (parsedDelegate.kind === 'invalid') throw badRequest(`delegate: ${parsedDelegate.reason}`);
-    const at = parseAt(req.query.at);
     const query = { pallet, owner, delegate: parsedDelegate.account, assetId: id };
-    const answer = await chain.forRequest(req.stats).accountAssets.approval(at, query);
-    return replyAt(answer, tagOf(route, [u8aToHex(owner), u8aToHex(query.delegate), id]), ignoredParams) as Reply;
+    const services = chain.forRequest(req.stats);
+    return answerAt(req, checked, tagOf(route, [u8aToHex(owner), u8aToHex(query.delegate), id]), (at) => services.accountAssets.approval(at, query));
   };
   return {
     assetBalances: balances('assetBalances', 'Assets', assetIds),

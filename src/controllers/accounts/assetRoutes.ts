@@ -33,7 +33,7 @@ export const ASSETS_ROUTES = {
   assetBalances: {
     path: '/accounts/:accountId/asset-balances',
     summary: "An account's balance of each asset (pallet Assets) at a block: the named ones, or every asset of the chain",
-    query: ['at', 'assets[]', 'assets'],
+    query: ['at', 'assets[]', 'assets', 'useRcBlock', 'useRcBlockFormat'],
     response: 'AccountAssetsBalances',
     cacheable: true,
     errors: {
@@ -44,7 +44,7 @@ export const ASSETS_ROUTES = {
   assetApprovals: {
     path: '/accounts/:accountId/asset-approvals',
     summary: 'What an account approved a delegate to spend of an asset (pallet Assets), at a block',
-    query: ['at', 'assetId', 'delegate'],
+    query: ['at', 'assetId', 'delegate', 'useRcBlock', 'useRcBlockFormat'],
     required: ['assetId', 'delegate'],
     response: 'AccountAssetApproval',
     cacheable: true,
@@ -53,7 +53,7 @@ export const ASSETS_ROUTES = {
   poolAssetBalances: {
     path: '/accounts/:accountId/pool-asset-balances',
     summary: "An account's balance of each pool asset (pallet PoolAssets: liquidity tokens) at a block",
-    query: ['at', 'assets[]', 'assets'],
+    query: ['at', 'assets[]', 'assets', 'useRcBlock', 'useRcBlockFormat'],
     response: 'AccountPoolAssetsBalances',
     cacheable: true,
     errors: {
@@ -64,7 +64,7 @@ export const ASSETS_ROUTES = {
   poolAssetApprovals: {
     path: '/accounts/:accountId/pool-asset-approvals',
     summary: 'What an account approved a delegate to spend of a pool asset (pallet PoolAssets), at a block',
-    query: ['at', 'assetId', 'delegate'],
+    query: ['at', 'assetId', 'delegate', 'useRcBlock', 'useRcBlockFormat'],
     required: ['assetId', 'delegate'],
     response: 'AccountAssetApproval',
     cacheable: true,
@@ -73,7 +73,7 @@ export const ASSETS_ROUTES = {
   foreignAssetBalances: {
     path: '/accounts/:accountId/foreign-asset-balances',
     summary: "An account's balance of each foreign asset (pallet ForeignAssets, keyed by XCM location) it holds, at a block",
-    query: ['at', 'foreignAssets[]', 'foreignAssets'],
+    query: ['at', 'foreignAssets[]', 'foreignAssets', 'useRcBlock', 'useRcBlockFormat'],
     response: 'AccountForeignAssetsBalances',
     cacheable: true,
     errors: {
@@ -81,7 +81,7 @@ export const ASSETS_ROUTES = {
       404: 'No block with that hash',
     },
   },
-} as const satisfies Record<string, RouteSpec<AssetsQueryName | 'at'>>;
+} as const satisfies Record<string, RouteSpec<AssetsQueryName | 'at' | 'useRcBlock' | 'useRcBlockFormat'>>;
 
 const balanceFields = {
   balance: decimal,

@@ -54,6 +54,6 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
       const { ignoredParams } = readParams(req, 'validate');
       return { body: JSON.stringify(validateAddress(accountIdOf(req))), ignoredParams };
     },
-    ...assetHandlers(chain, readParams),
+    ...assetHandlers(chain, readParams, relay),
   };
 }

@@ -19,7 +19,7 @@ export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
     type: 'boolean',
     default: false,
     description:
-      'On balance-info: `at` is a relay chain block, and the answer lists the balance at each block of this chain it included, ' +
+      'On balance-info and the asset routes: `at` is a relay chain block, and the answer lists the answer at each block of this chain it included, ' +
       'each with `rcBlockHash`, `rcBlockNumber`, `ahTimestamp` (needs FASTCAR_RELAY_URL). On validate: accepted, without effect.',
   },
   useRcBlockFormat: {
