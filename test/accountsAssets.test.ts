@@ -19,6 +19,7 @@ import type { Fastcar } from '../src/server';
 import { NodeClient } from '../src/rpc/nodeClient';
 import { listKeys } from '../src/services/accounts/storageBatch';
 import { startDevnet } from './support/devnet';
+import { startRefusingNode, type RefusingNode } from './support/refusingNode';
 
 let devnet: Devnet;
 let manifest: SeedManifest;
@@ -262,6 +263,36 @@ describe('useRcBlock=true, with a relay chain node beside the devnet', () => {
       expect(wrapped).toMatchObject({ rcBlock: { hash: rcHash, number: String(RELAY_BLOCK) }, parachainDataPerBlock: [expected] });
     }
     expect((await getJson(withRelay.url + route(accounts.Alice, 'asset-balances', `?useRcBlock=true&at=${RELAY_BLOCK + 1}`))).body).toEqual([]);
+  });
+});
+
+describe('from a node that does not offer state_queryStorageAt', () => {
+  let refusing: RefusingNode;
+  let onIt: Fastcar;
+
+  beforeAll(async () => {
+    refusing = await startRefusingNode(devnet.wsUrl, ['state_queryStorageAt']);
+    onIt = await startFastcarOn(refusing.url, { FASTCAR_PREBUILD_BLOCKS: '0' });
+  }, 180_000);
+
+  afterAll(async () => {
+    await onIt?.close();
+    await refusing?.close();
+  });
+
+  it('asks for each entry on its own, one wave later, and answers the same', async () => {
+    const paths = [
+      route(accounts.Alice, 'asset-balances', '?at=9&assets[]=1&assets[]=7'),
+      route(accounts.Alice, 'asset-balances', '?at=9'),
+      route(accounts.Alice, 'pool-asset-approvals', `?at=9&assetId=0&delegate=${accounts.Bob}`),
+    ];
+    for (const path of paths) {
+      await getJson(onIt.url + path);
+      const answer = await getJson(onIt.url + path);
+      expect({ path, body: answer.body }).toEqual({ path, body: (await getJson(fastcar.url + path)).body });
+    }
+    // Two named assets: the refused call beside the version's (kept), then one state_getStorage each.
+    expect(rpcCost(await getJson(onIt.url + paths[0]))).toEqual([3, 2]);
   });
 });
 
