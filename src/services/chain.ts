@@ -7,6 +7,7 @@ import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
 import type { RequestStats } from '../rpc/requestStats';
+import { AccountAssets } from './accounts/assetBalances';
 import { AccountBalances } from './accounts/balanceInfo';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
@@ -34,6 +35,8 @@ export interface ChainServices {
   node: NodeReads;
   material: TransactionMaterial;
   accounts: AccountBalances;
+  /** An account's assets (Assets, PoolAssets, ForeignAssets) and approvals. */
+  accountAssets: AccountAssets;
   feeEstimates: FeeEstimates;
   submitter: TransactionSubmitter;
   dryRuns: DryRuns;
@@ -65,6 +68,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       material: new TransactionMaterial(rpc, ids, cache, facts, metadata, genesisHash),
       accounts: new AccountBalances(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
+      accountAssets: new AccountAssets(rpc, ids, cache, runtimes),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
       dryRuns: new DryRuns(rpc, ids, cache, runtimes, xcmVersions),
       forRequest: (stats) => over(node.forRequest(stats)),

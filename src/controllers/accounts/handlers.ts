@@ -15,6 +15,7 @@ import type { ChainServices } from '../../services/chain';
 import { replyAt } from '../answers';
 import { parseAt, readFlags, type ParamOptions } from '../params';
 import { parseRcBlockFormat, relayAnswer, relayLinkOf, type RelayOption } from '../relayAnswer';
+import { assetHandlers } from './assetHandlers';
 import { ACCOUNTS_FAMILY, type AccountsRouteName } from './routes';
 
 /** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
@@ -65,5 +66,6 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
     async compare(req) {
       return { body: JSON.stringify(compareAddresses(readComparedAddresses(req.query))) };
     },
+    ...assetHandlers(chain, readParams, relay),
   };
 }

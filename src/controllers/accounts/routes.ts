@@ -2,8 +2,9 @@
 import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
 import { closed, decimal, hash, hex, ref } from '../../http/schemas';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
+import { ASSETS_PARAMETERS, ASSETS_ROUTES, ASSETS_SCHEMAS, type AssetsQueryName } from './assetRoutes';
 
-export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock' | 'useRcBlockFormat' | AddressQueryName;
+export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock' | 'useRcBlockFormat' | AddressQueryName | AssetsQueryName;
 
 /** The parameters of the routes that only compute with addresses (convert, compare). */
 type AddressQueryName = 'scheme' | 'prefix' | 'publicKey' | 'addresses';
@@ -24,7 +25,7 @@ export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
     type: 'boolean',
     default: false,
     description:
-      'On balance-info: `at` is a relay chain block, and the answer lists the balance at each block of this chain it included, ' +
+      'On balance-info and the asset routes: `at` is a relay chain block, and the answer lists the answer at each block of this chain it included, ' +
       'each with `rcBlockHash`, `rcBlockNumber`, `ahTimestamp` (needs FASTCAR_RELAY_URL). On validate: accepted, without effect.',
   },
   useRcBlockFormat: {
@@ -45,6 +46,7 @@ export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
       `The addresses compared, 2 to ${MAX_COMPARED_ADDRESSES}: comma-separated (\`addresses=a,b\`), or the parameter repeated ` +
       '(`addresses=a&addresses=b`, `addresses[]=a&addresses[]=b`). The only parameter the route takes.',
   },
+  ...ASSETS_PARAMETERS,
 };
 
 export const ACCOUNTS_ROUTES = {
@@ -92,6 +94,7 @@ export const ACCOUNTS_ROUTES = {
       400: `Any parameter but \`addresses\`, fewer than two or more than ${MAX_COMPARED_ADDRESSES} addresses, a malformed address (named)`,
     },
   },
+  ...ASSETS_ROUTES,
 } as const satisfies Record<string, RouteSpec<AccountsQueryName>>;
 
 export type AccountsRouteName = keyof typeof ACCOUNTS_ROUTES;
@@ -180,5 +183,6 @@ export const ACCOUNTS_FAMILY: RouteFamily<AccountsRouteName, AccountsQueryName> 
       network: orNull('string'),
       publicKey: { ...orNull('string'), description: 'The bytes the address encodes, as hex (null for an Ethereum address)' },
     }),
+    ...ASSETS_SCHEMAS,
   },
 };
