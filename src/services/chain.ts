@@ -8,6 +8,8 @@ import type { TieredCache } from '../cache/tieredCache';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
 import type { RequestStats } from '../rpc/requestStats';
 import { AccountBalances } from './accounts/balanceInfo';
+import { AccountProxies } from './accounts/proxyInfo';
+import { AccountVesting } from './accounts/vestingInfo';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
 import { ChainReads } from './blocks/chainReads';
@@ -34,6 +36,8 @@ export interface ChainServices {
   node: NodeReads;
   material: TransactionMaterial;
   accounts: AccountBalances;
+  vesting: AccountVesting;
+  proxies: AccountProxies;
   feeEstimates: FeeEstimates;
   submitter: TransactionSubmitter;
   dryRuns: DryRuns;
@@ -63,6 +67,8 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       node: new NodeReads(rpc, facts, runtimes),
       material: new TransactionMaterial(rpc, ids, cache, facts, metadata, genesisHash),
       accounts: new AccountBalances(rpc, ids, cache, runtimes),
+      vesting: new AccountVesting(rpc, ids, cache, runtimes),
+      proxies: new AccountProxies(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
       dryRuns: new DryRuns(rpc, ids, cache, runtimes, xcmVersions),
