@@ -17,6 +17,7 @@ import { startRelayDevnet, type RelayDevnet } from '../devnet/relayChain';
 import { startFastcarOn } from '../harness/fastcar';
 import { getJson, getReferenceJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
+import { RELAY_BLOCK, startRelayBeside, type RelayBeside } from '../harness/relayChain';
 import { openApiDocument } from '../src/controllers/families';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
@@ -139,6 +140,13 @@ async function compareError(chain: Chain, path: string, status: number, sidecarS
   return body.message;
 }
 
+/** A validator for one of the OpenAPI document's schemas. */
+function schemaCheck(name: string) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: 'fastcar', components: (openApiDocument('test') as { components: unknown }).components });
+  return ajv.compile({ $ref: `fastcar#/components/schemas/${name}` });
+}
+
 const vesting = (address: string, query = '') => `/accounts/${address}/vesting-info${query}`;
 const proxies = (address: string, query = '') => `/accounts/${address}/proxy-info${query}`;
 const rpcCost = (answer: { headers: Headers }) => [Number(answer.headers.get('x-rpc-calls')), Number(answer.headers.get('x-rpc-waves'))];
@@ -199,9 +207,7 @@ describe('/accounts/{accountId}/vesting-info', () => {
   });
 
   it('answers in the shapes its OpenAPI schema describes, the schedules with and without what has vested', async () => {
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    ajv.addSchema({ $id: 'fastcar', components: (openApiDocument('test') as { components: unknown }).components });
-    const check = ajv.compile({ $ref: 'fastcar#/components/schemas/AccountVestingInfo' });
+    const check = schemaCheck('AccountVestingInfo');
     for (const chain of chains) {
       for (const query of ['', '?includeClaimable=true', `?includeClaimable=true&at=${chain.claimed}`]) {
         const answer = await getJson(fastcar.url + chain.mount + vesting(vested.address, query));
@@ -311,5 +317,43 @@ describe('/accounts/{accountId}/proxy-info', () => {
     expect((await getJson(fastcar.url + proxies(people.Alice, `?at=${hub.given}`))).headers.get('etag')).not.toBe(atHeight.headers.get('etag'));
     const vestingTag = (await getJson(fastcar.url + vesting(vested.address, `?at=${hub.given}`))).headers.get('etag');
     expect((await getJson(fastcar.url + vesting(vested.address, `?at=${hub.given}&includeClaimable=true`))).headers.get('etag')).not.toBe(vestingTag);
+  });
+});
+
+describe('vesting-info and proxy-info with useRcBlock=true, beside a relay chain that included a block', () => {
+  // Recorded Polkadot history whose relay block RELAY_BLOCK is re-pointed to include the block where the schedules and
+  // proxies were given (harness/relayChain.ts); sidecar cannot be pointed at it, so fastcar's answer is checked against its own reads.
+  let beside: RelayBeside;
+  let withRelay: Fastcar;
+
+  beforeAll(async () => {
+    beside = await startRelayBeside(devnet.wsUrl, chains[0]!.given);
+    withRelay = await startFastcarOn(devnet.wsUrl, { FASTCAR_RELAY_URL: beside.node.url, FASTCAR_PREBUILD_BLOCKS: '0' });
+  }, 180_000);
+
+  afterAll(async () => {
+    await withRelay?.close();
+    await beside?.node.close();
+  });
+
+  it('lists the answer at the included block with the relay block it came with, as an array or an object', async () => {
+    const rcBlock = beside.recording.blocks.find((block) => block.number === RELAY_BLOCK)!;
+    const timestamp = (await getJson(`${withRelay.url}/blocks/${RELAY_BLOCK}/header?useRcBlock=true`)).body as { ahTimestamp: string }[];
+    const relayFields = { rcBlockHash: rcBlock.hash, rcBlockNumber: String(RELAY_BLOCK), ahTimestamp: timestamp[0]!.ahTimestamp };
+    for (const path of [vesting(vested.address), vesting(vested.address, '?includeClaimable=true'), proxies(people.Bob), proxies(people.Ferdie)]) {
+      const glue = path.includes('?') ? '&' : '?';
+      const own = (await getJson(`${withRelay.url}${path}${glue}at=${beside.included.hash}`)).body as Record<string, unknown>;
+      const list = await getJson(`${withRelay.url}${path}${glue}useRcBlock=true&at=${RELAY_BLOCK}`);
+      expect({ path, status: list.status, body: list.body }).toEqual({ path, status: 200, body: [{ ...own, ...relayFields }] });
+      expect(list.headers.get('cache-control')).toBe('no-store');
+      const object = await getJson(`${withRelay.url}${path}${glue}useRcBlock=true&useRcBlockFormat=object&at=${rcBlock.hash}`);
+      const wrapped = { rcBlock: { hash: rcBlock.hash, parentHash: rcBlock.header.parentHash, number: String(RELAY_BLOCK) }, parachainDataPerBlock: list.body };
+      expect(object.body).toEqual(wrapped);
+      const check = schemaCheck(path.includes('vesting') ? 'AccountVestingInfo' : 'AccountProxyInfo');
+      for (const body of [list.body, object.body])
+        expect({ path, valid: check(body), errors: check.errors ?? null }).toEqual({ path, valid: true, errors: null });
+    }
+    const vestingAnswer = (await getJson(`${withRelay.url}${vesting(vested.address, `?useRcBlock=true&at=${RELAY_BLOCK}`)}`)).body as { vesting: unknown[] }[];
+    expect(vestingAnswer[0]!.vesting).toHaveLength(2);
   });
 });
