@@ -9,6 +9,8 @@ import type { Hex, NodeClient } from '../rpc/nodeClient';
 import type { RequestStats } from '../rpc/requestStats';
 import { AccountAssets } from './accounts/assetBalances';
 import { AccountBalances } from './accounts/balanceInfo';
+import { AccountProxies } from './accounts/proxyInfo';
+import { AccountVesting } from './accounts/vestingInfo';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
 import { ChainReads } from './blocks/chainReads';
@@ -37,6 +39,8 @@ export interface ChainServices {
   accounts: AccountBalances;
   /** An account's assets (Assets, PoolAssets, ForeignAssets) and approvals. */
   accountAssets: AccountAssets;
+  vesting: AccountVesting;
+  proxies: AccountProxies;
   feeEstimates: FeeEstimates;
   submitter: TransactionSubmitter;
   dryRuns: DryRuns;
@@ -69,6 +73,8 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       accounts: new AccountBalances(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
       accountAssets: new AccountAssets(rpc, ids, cache, runtimes),
+      vesting: new AccountVesting(rpc, ids, cache, runtimes),
+      proxies: new AccountProxies(rpc, ids, cache, runtimes),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
       dryRuns: new DryRuns(rpc, ids, cache, runtimes, xcmVersions),
       forRequest: (stats) => over(node.forRequest(stats)),

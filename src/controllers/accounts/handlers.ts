@@ -3,10 +3,14 @@
 import { u8aToHex } from '@polkadot/util';
 import { blake2AsHex } from '@polkadot/util-crypto';
 
+import { RELAY_SETTING } from '../../config';
 import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import type { Hex } from '../../rpc/nodeClient';
+import { wave } from '../../rpc/requestStats';
 import { parseAddress } from '../../services/accounts/addresses';
+import { inclusionHeight } from '../../services/accounts/inclusionSearch';
+import type { RelayHeight } from '../../services/accounts/vestingInfo';
 import { validateAddress } from '../../services/accounts/validate';
 import { compareAddresses } from '../../services/accounts/compare';
 import { convertAccount } from '../../services/accounts/convert';
@@ -14,8 +18,8 @@ import { parsePrefix, parseScheme, readComparedAddresses } from './addressQuery'
 import type { ChainServices } from '../../services/chain';
 import { replyAt } from '../answers';
 import { parseAt, readFlags, type ParamOptions } from '../params';
-import { parseRcBlockFormat, relayAnswer, relayLinkOf, type RelayOption } from '../relayAnswer';
 import { assetHandlers } from './assetHandlers';
+import { parseRcBlockFormat, relayAnswer, relayLinkOf, type Piece, type RelayOption } from '../relayAnswer';
 import { ACCOUNTS_FAMILY, type AccountsRouteName } from './routes';
 
 /** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
@@ -53,6 +57,48 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
       const asked = blake2AsHex(`${u8aToHex(parsed.account)}/${token ?? ''}/${denominated}`, 64).slice(2);
       return replyAt(answer, `balance-${asked}-${FORMAT_VERSION}`, ignoredParams);
     },
+    async vestingInfo(req) {
+      const parsed = parseAddress(accountIdOf(req));
+      if (parsed.kind === 'invalid') throw badRequest(parsed.reason);
+      const { flags, ignoredParams } = readParams(req, 'vestingInfo');
+      const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
+      const relayLink = flags.useRcBlock === true ? relayLinkOf(relay) : undefined;
+      const at = parseAt(req.query.at);
+      const query = { account: parsed.account, ethereum: parsed.kind === 'ethereum', includeClaimable: flags.includeClaimable === true };
+      const services = chain.forRequest(req.stats);
+      if (relayLink) {
+        const link = relayLink.forRequest(req.stats);
+        // The relay block asked for is the one that included each block: its height is the schedules' clock there.
+        const { relayBlock, hashes } = await link.includedBy(at);
+        const read = async (hash: Hex) => ({ json: (await services.vesting.vestingInfo({ kind: 'hash', hash }, query, { known: relayBlock.number })).json });
+        return { body: relayAnswer(relayBlock, await includedItems(services, hashes, read), format), ignoredParams };
+      }
+      const relayHeight: RelayHeight =
+        typeof relay === 'object'
+          ? { search: (hash, relayParent) => inclusionHeight(relay.forRequest(req.stats), hash, relayParent) }
+          : { missing: `includeClaimable at this block needs the relay chain's block numbers: set ${RELAY_SETTING}` };
+      const answer = await services.vesting.vestingInfo(at, query, relayHeight);
+      const asked = blake2AsHex(`${u8aToHex(parsed.account)}/${query.includeClaimable}`, 64).slice(2);
+      return replyAt(answer, `vesting-${asked}-${FORMAT_VERSION}`, ignoredParams);
+    },
+    async proxyInfo(req) {
+      const parsed = parseAddress(accountIdOf(req));
+      if (parsed.kind === 'invalid') throw badRequest(parsed.reason);
+      const { flags, ignoredParams } = readParams(req, 'proxyInfo');
+      const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
+      const relayLink = flags.useRcBlock === true ? relayLinkOf(relay) : undefined;
+      const at = parseAt(req.query.at);
+      const query = { account: parsed.account, ethereum: parsed.kind === 'ethereum' };
+      const services = chain.forRequest(req.stats);
+      if (relayLink) {
+        const read = async (hash: Hex) => ({ json: (await services.proxies.proxyInfo({ kind: 'hash', hash }, query)).json });
+        const { relayBlock, items } = await relayLink.forRequest(req.stats).eachIncluded(at, read);
+        return { body: relayAnswer(relayBlock, items, format), ignoredParams };
+      }
+      const answer = await services.proxies.proxyInfo(at, query);
+      const asked = blake2AsHex(u8aToHex(parsed.account), 64).slice(2);
+      return replyAt(answer, `proxies-${asked}-${FORMAT_VERSION}`, ignoredParams);
+    },
     async validate(req) {
       const { ignoredParams } = readParams(req, 'validate');
       return { body: JSON.stringify(validateAddress(accountIdOf(req))), ignoredParams };
@@ -68,4 +114,14 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
     },
     ...assetHandlers(chain, readParams, relay),
   };
+}
+
+/** Each included block's answer with its timestamp, read in one wave, in the order the relay block included them. */
+function includedItems(services: ChainServices, hashes: Hex[], read: (hash: Hex) => Promise<Piece>) {
+  return wave(
+    hashes.map(async (hash) => {
+      const [value, ahTimestamp] = await Promise.all([read(hash), services.reads.timestampAt(hash)]);
+      return { value, ahTimestamp };
+    }),
+  );
 }

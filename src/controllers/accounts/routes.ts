@@ -4,7 +4,7 @@ import { closed, decimal, hash, hex, ref } from '../../http/schemas';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
 import { ASSETS_PARAMETERS, ASSETS_ROUTES, ASSETS_SCHEMAS, type AssetsQueryName } from './assetRoutes';
 
-export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock' | 'useRcBlockFormat' | AddressQueryName | AssetsQueryName;
+export type AccountsQueryName = 'at' | 'token' | 'denominated' | 'useRcBlock' | 'useRcBlockFormat' | 'includeClaimable' | AddressQueryName | AssetsQueryName;
 
 /** The parameters of the routes that only compute with addresses (convert, compare). */
 type AddressQueryName = 'scheme' | 'prefix' | 'publicKey' | 'addresses';
@@ -25,7 +25,7 @@ export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
     type: 'boolean',
     default: false,
     description:
-      'On balance-info and the asset routes: `at` is a relay chain block, and the answer lists the answer at each block of this chain it included, ' +
+      'On balance-info, vesting-info, proxy-info and the asset routes: `at` is a relay chain block, and the answer lists the answer at each block of this chain it included, ' +
       'each with `rcBlockHash`, `rcBlockNumber`, `ahTimestamp` (needs FASTCAR_RELAY_URL). On validate: accepted, without effect.',
   },
   useRcBlockFormat: {
@@ -47,6 +47,14 @@ export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
       '(`addresses=a&addresses=b`, `addresses[]=a&addresses[]=b`). The only parameter the route takes.',
   },
   ...ASSETS_PARAMETERS,
+  includeClaimable: {
+    type: 'boolean',
+    default: false,
+    description:
+      'On vesting-info: what each schedule has released (`vested`), their totals and what can be claimed now, by the block number the schedules ' +
+      "run on (this chain's own; on an Asset Hub after the 2025 migration the relay chain block that included the block, which needs FASTCAR_RELAY_URL " +
+      'unless useRcBlock names it). Not worked out on an Asset Hub before the migration: the schedules are answered as they are.',
+  },
 };
 
 export const ACCOUNTS_ROUTES = {
@@ -95,6 +103,30 @@ export const ACCOUNTS_ROUTES = {
     },
   },
   ...ASSETS_ROUTES,
+  vestingInfo: {
+    path: '/accounts/:accountId/vesting-info',
+    summary: "An account's vesting schedules at a block, and with includeClaimable what they have released and what can be claimed",
+    query: ['at', 'includeClaimable', 'useRcBlock', 'useRcBlockFormat'],
+    response: 'AccountVestingInfo',
+    cacheable: true,
+    errors: {
+      400:
+        'A malformed address or one that is no account of this chain, a malformed `at` or flag, a height beyond the head, a runtime without ' +
+        'the Vesting pallet, includeClaimable on an Asset Hub after the migration without a relay chain node',
+      404: 'No block with that hash',
+    },
+  },
+  proxyInfo: {
+    path: '/accounts/:accountId/proxy-info',
+    summary: 'The proxies an account has named (delegate, proxy type, delay) and the deposit they hold, at a block',
+    query: ['at', 'useRcBlock', 'useRcBlockFormat'],
+    response: 'AccountProxyInfo',
+    cacheable: true,
+    errors: {
+      400: 'A malformed address or one that is no account of this chain, a malformed `at`, a height beyond the head, a runtime without the Proxy pallet',
+      404: 'No block with that hash',
+    },
+  },
 } as const satisfies Record<string, RouteSpec<AccountsQueryName>>;
 
 export type AccountsRouteName = keyof typeof ACCOUNTS_ROUTES;
@@ -127,6 +159,45 @@ const BALANCE_FIELDS = {
   locks: { type: 'array', items: ref('BalanceLock') },
 };
 
+/** Fields every useRcBlock item has after the answer's own. */
+const RELAY_ITEM_FIELDS = { rcBlockHash: hash, rcBlockNumber: decimal, ahTimestamp: { type: 'string', pattern: '^[0-9]*$' } };
+
+/** A route's answer at a block, or with useRcBlock its list (or object) of answers per included block. */
+function perRelayBlock(name: string, fields: Record<string, unknown>, required: string[]) {
+  return {
+    [name]: { oneOf: [ref(`${name}At`), ref(`${name}ByRelayBlock`), ref(`${name}InRelayBlock`)] },
+    [`${name}At`]: closed(fields, required),
+    [`${name}ByRelayBlock`]: {
+      type: 'array',
+      items: ref(`${name}AtRelayBlock`),
+      description: 'With useRcBlock: one answer per block the relay block included',
+    },
+    [`${name}InRelayBlock`]: closed({
+      rcBlock: closed({ hash, parentHash: hash, number: decimal }),
+      parachainDataPerBlock: { type: 'array', items: ref(`${name}AtRelayBlock`) },
+    }),
+    [`${name}AtRelayBlock`]: closed({ ...fields, ...RELAY_ITEM_FIELDS }, [...required, 'rcBlockHash', 'rcBlockNumber']),
+  };
+}
+
+/** An account's vesting at a block, in sidecar's order; the totals only with includeClaimable (and where they are worked out). */
+const VESTING_FIELDS = {
+  at: ref('At'),
+  vesting: { type: 'array', items: ref('VestingSchedule') },
+  vestedBalance: { ...decimal, description: 'What the schedules have released in all' },
+  vestingTotal: { ...decimal, description: 'What the schedules locked in all' },
+  vestedClaimable: { ...decimal, description: 'What can be unlocked now: the vesting lock less what the schedules still keep' },
+  blockNumberForCalculation: { ...decimal, description: 'The block number the schedules were read at' },
+  blockNumberSource: { type: 'string', enum: ['self', 'relay'], description: "`self`: this chain's own; `relay`: the relay chain block that included it" },
+};
+
+/** The proxies an account has named, in sidecar's order. */
+const PROXY_FIELDS = {
+  at: ref('At'),
+  delegatedAccounts: { type: 'array', items: ref('ProxyDefinition') },
+  depositHeld: { ...decimal, description: 'What the proxies hold reserved' },
+};
+
 export const ACCOUNTS_FAMILY: RouteFamily<AccountsRouteName, AccountsQueryName> = {
   tag: 'accounts',
   routes: ACCOUNTS_ROUTES,
@@ -156,6 +227,22 @@ export const ACCOUNTS_FAMILY: RouteFamily<AccountsRouteName, AccountsQueryName> 
     ]),
     AccountBalanceAt: closed(BALANCE_FIELDS),
     BalanceLock: closed({ id: hex, amount, reasons: { type: 'string', description: '`All`, `Fee` or `Misc`' } }),
+    ...perRelayBlock('AccountVestingInfo', VESTING_FIELDS, ['at', 'vesting']),
+    VestingSchedule: closed(
+      {
+        locked: decimal,
+        perBlock: decimal,
+        startingBlock: decimal,
+        vested: { ...decimal, description: 'With includeClaimable: what this schedule has released' },
+      },
+      ['locked', 'perBlock', 'startingBlock'],
+    ),
+    ...perRelayBlock('AccountProxyInfo', PROXY_FIELDS, ['at', 'delegatedAccounts', 'depositHeld']),
+    ProxyDefinition: closed({
+      delegate: { type: 'string', description: "The proxy, as an ss58 address in the chain's format" },
+      proxyType: { type: 'string', description: 'What the proxy may do, as the runtime names it (`Any`, `NonTransfer`, ...)' },
+      delay: decimal,
+    }),
     AccountValidation: closed({
       isValid: { type: 'boolean' },
       ss58Prefix: { ...orNull('string'), pattern: '^[0-9]+$' },
