@@ -169,7 +169,10 @@ async function main() {
   }
   console.log(table(rows));
   mkdirSync(join(__dirname, 'results'), { recursive: true });
-  writeFileSync(join(__dirname, 'results', 'wallet.json'), `${JSON.stringify({ date: new Date().toISOString(), delayMs: DELAY_MS, requests: REQUESTS, rows }, null, 2)}\n`);
+  writeFileSync(
+    join(__dirname, 'results', 'wallet.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), delayMs: DELAY_MS, requests: REQUESTS, rows }, null, 2)}\n`,
+  );
   console.log('written: bench/results/wallet.json');
 }
 
