@@ -82,8 +82,9 @@ export const RUNTIME_FAMILY: RouteFamily<RuntimeRouteName, RuntimeQueryName> = {
     RuntimeCode: closed({
       at: ref('At'),
       code: {
-        oneOf: [{ type: 'string', pattern: '^0x([0-9a-f]{2})*$' }, { type: 'null' }],
-        description: 'The wasm blob as hex (null when the block has none)',
+        // A plain character class: a repeated group over megabytes of hex overflows a validator's regular expression stack.
+        oneOf: [{ type: 'string', pattern: '^0x[0-9a-f]*$' }, { type: 'null' }],
+        description: 'The wasm blob as hex, two digits a byte (null when the block has none)',
       },
     }),
   },
