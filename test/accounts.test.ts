@@ -126,12 +126,18 @@ describe('/accounts/{accountId}/balance-info', () => {
 
   it("refuses malformed addresses with sidecar's status and message, without a stack", async () => {
     const badChecksum = `${ALICE.slice(0, -1)}Z`;
-    for (const address of [badChecksum, '0GrwvaEF', 'abc', '0x', '0xzz', u8aToHex(ALICE_KEY), `${'2'.repeat(300)}0`, '2'.repeat(300)]) {
+    for (const address of [badChecksum, '0GrwvaEF', 'abc', '0x', '0xzz', `${'2'.repeat(300)}0`, '2'.repeat(300)]) {
       await compareError(balance(address), 400);
     }
     expect(await compareError(balance(badChecksum), 400)).toBe('Invalid decoded address checksum');
-    // A raw 32-byte key is not a form sidecar takes (it wants an ss58 address or its hex).
-    expect(await compareError(balance(u8aToHex(ALICE_KEY)), 400)).toBe('Invalid address format');
+  });
+
+  it('reads a 32-byte public key given as 0x hex as the account it is, where sidecar refuses it', async () => {
+    const { theirs, ours } = await both(balance(u8aToHex(ALICE_KEY), '?at=3'));
+    expect([theirs.status, (theirs.body as { message: string }).message]).toEqual([400, 'Invalid address format']);
+    const byAddress = await both(balance(ALICE, '?at=3'));
+    expect(ours).toMatchObject({ status: 200, body: byAddress.ours.body });
+    expect(byAddress.ours.body).toEqual(byAddress.theirs.body);
   });
 
   it('refuses an Ethereum address with a 400 that says why, where sidecar 20 answers 500', async () => {

@@ -8,7 +8,7 @@ import type { JsonValue } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { Reply } from '../../http/reply';
 import type { RouteRequest } from '../../http/routes';
-import { parseAddress } from '../../services/accounts/addresses';
+import { parseAccount } from '../../services/accounts/addresses';
 import type { AssetIdInput } from '../../services/accounts/assetBalances';
 import type { AssetPallet } from '../../services/accounts/assetStorage';
 import type { AtBlock } from '../../services/blockAt';
@@ -25,7 +25,7 @@ const FORMAT_VERSION = 1;
 
 /** The account in the path, or sidecar's 400. */
 function accountOf(req: RouteRequest): Uint8Array {
-  const parsed = parseAddress(typeof req.params.accountId === 'string' ? req.params.accountId : '');
+  const parsed = parseAccount(typeof req.params.accountId === 'string' ? req.params.accountId : '');
   if (parsed.kind === 'invalid') throw badRequest(parsed.reason);
   return parsed.account;
 }
@@ -103,7 +103,7 @@ export function assetHandlers(chain: ChainServices, readParams: ReadParams, rela
     if (typeof delegate !== 'string' || typeof assetId !== 'string') throw badRequest('Must include a `delegate` and `assetId` query param');
     const id = Number(assetId);
     if (!isUInt(id)) throw badRequest('`assetId` provided is not a number.');
-    const parsedDelegate = parseAddress(delegate);
+    const parsedDelegate = parseAccount(delegate);
     if (parsedDelegate.kind === 'invalid') throw badRequest(`delegate: ${parsedDelegate.reason}`);
     const query = { pallet, owner, delegate: parsedDelegate.account, assetId: id };
     const services = chain.forRequest(req.stats);

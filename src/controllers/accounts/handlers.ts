@@ -8,7 +8,7 @@ import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import type { Hex } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { parseAddress } from '../../services/accounts/addresses';
+import { parseAccount } from '../../services/accounts/addresses';
 import { inclusionHeight } from '../../services/accounts/inclusionSearch';
 import type { RelayHeight } from '../../services/accounts/vestingInfo';
 import { validateAddress } from '../../services/accounts/validate';
@@ -35,7 +35,7 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
     readFlags(req, ACCOUNTS_FAMILY.routes[route], ACCOUNTS_FAMILY.parameters, options, NO_RELAY_BLOCK);
   return {
     async balanceInfo(req) {
-      const parsed = parseAddress(accountIdOf(req));
+      const parsed = parseAccount(accountIdOf(req));
       if (parsed.kind === 'invalid') throw badRequest(parsed.reason);
       const { flags, ignoredParams } = readParams(req, 'balanceInfo');
       const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
@@ -58,7 +58,7 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
       return replyAt(answer, `balance-${asked}-${FORMAT_VERSION}`, ignoredParams);
     },
     async vestingInfo(req) {
-      const parsed = parseAddress(accountIdOf(req));
+      const parsed = parseAccount(accountIdOf(req));
       if (parsed.kind === 'invalid') throw badRequest(parsed.reason);
       const { flags, ignoredParams } = readParams(req, 'vestingInfo');
       const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
@@ -82,7 +82,7 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
       return replyAt(answer, `vesting-${asked}-${FORMAT_VERSION}`, ignoredParams);
     },
     async proxyInfo(req) {
-      const parsed = parseAddress(accountIdOf(req));
+      const parsed = parseAccount(accountIdOf(req));
       if (parsed.kind === 'invalid') throw badRequest(parsed.reason);
       const { flags, ignoredParams } = readParams(req, 'proxyInfo');
       const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);

@@ -9,11 +9,22 @@ import { defaults } from '@polkadot/util-crypto/address/defaults';
 
 export type ParsedAddress =
   | { kind: 'ss58'; prefix: number; account: Uint8Array }
+  | { kind: 'publicKey'; account: Uint8Array }
   | { kind: 'ethereum'; account: Uint8Array }
   | { kind: 'invalid'; reason: string };
 
 /** What an address may be at most (a 38-byte ss58 address is 52 characters, its hex 78): the rest is not decoded. */
 const MAX_ADDRESS_CHARS = 128;
+
+/**
+ * The account a read is made for: an address as parseAddress reads it, or a 32-byte
+ * public key written as 0x hex, which is the account itself (sidecar refuses it as no
+ * address; a wallet that holds keys, not addresses, may send it).
+ */
+export function parseAccount(text: string): ParsedAddress {
+  if (/^0x[0-9a-fA-F]{64}$/.test(text)) return { kind: 'publicKey', account: hexToU8a(text) };
+  return parseAddress(text);
+}
 
 export function parseAddress(text: string): ParsedAddress {
   let bytes: Uint8Array;
