@@ -232,9 +232,12 @@ describe('/accounts/{accountId}/vesting-info', () => {
 
   it('refuses malformed addresses, flags and `at` with sidecar 20 status and message, checking the address first', async () => {
     for (const chain of chains) {
-      for (const address of [`${vested.address.slice(0, -1)}Z`, 'abc', '0x', u8aToHex(decodeAddress(people.Alice))]) {
+      for (const address of [`${vested.address.slice(0, -1)}Z`, 'abc', '0x']) {
         await compareError(chain, vesting(address), 400);
       }
+      // A 32-byte public key as hex is the account itself (sidecar refuses it): the same answer as its address.
+      const byKey = await getJson(fastcar.url + chain.mount + vesting(u8aToHex(decodeAddress(vested.address))));
+      expect(byKey.body).toEqual((await getJson(fastcar.url + chain.mount + vesting(vested.address))).body);
       for (const at of ['abc', '-1', '1.5', '0x12', '0xzz']) await compareError(chain, vesting(vested.address, `?at=${at}`), 400);
       expect(await compareError(chain, vesting('abc', '?at=x'), 400)).toBe('Invalid decoded address checksum');
       const beyond = await compareError(chain, vesting(vested.address, `?at=${chain.head + 1000}`), 400, 500);
@@ -297,7 +300,9 @@ describe('/accounts/{accountId}/proxy-info', () => {
 
   it('refuses malformed addresses and `at` as sidecar 20, and checks useRcBlock as it does', async () => {
     for (const chain of chains) {
-      for (const address of [`${people.Bob.slice(0, -1)}Z`, 'abc', u8aToHex(decodeAddress(people.Bob))]) await compareError(chain, proxies(address), 400);
+      for (const address of [`${people.Bob.slice(0, -1)}Z`, 'abc']) await compareError(chain, proxies(address), 400);
+      const byKey = await getJson(fastcar.url + chain.mount + proxies(u8aToHex(decodeAddress(people.Bob))));
+      expect(byKey.body).toEqual((await getJson(fastcar.url + chain.mount + proxies(people.Bob))).body);
       for (const at of ['abc', '-1', '0x12']) await compareError(chain, proxies(people.Bob, `?at=${at}`), 400);
       expect(await compareError(chain, proxies(people.Bob, `?at=0x${'11'.repeat(32)}`), 404, 500)).toContain('No block with hash');
     }
