@@ -176,6 +176,9 @@ describe('the OpenAPI document', () => {
         ['/transaction/dry-run', { tx: call, senderAddress: signer.alice.address, at: '2', xcmVersion: 4 }, 'DryRunBody', 'TransactionDryRun'],
         ['/transaction/dry-run', { tx: call, senderAddress: 'xyz' }, 'DryRunBody', 'TransactionError'],
         ['/transaction', { tx: '0x1234' }, 'TransactionBody', 'TransactionError'],
+        ['/transaction/metadata-blob', { tx }, 'MetadataBlobBody', 'TransactionMetadataBlob'],
+        ['/transaction/metadata-blob', { callData: call, includedInExtrinsic: '0x', includedInSignedData: '0x', at: '2' }, 'MetadataBlobBody', 'Error'],
+        ['/transaction/metadata-blob', { tx: 'hello' }, 'MetadataBlobBody', 'Error'],
       ];
       const failures: string[] = [];
       for (const [path, body, bodySchema, schema] of cases) {

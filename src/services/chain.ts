@@ -24,6 +24,8 @@ import { RuntimeCode } from './runtime/runtimeCode';
 import { RuntimeReads } from './runtime/runtimeReads';
 import { RuntimeRegistry } from './runtimes';
 import { TransactionMaterial } from './transaction/material';
+import { MetadataBlobs } from './transaction/metadataBlob';
+import { MetadataProofs } from './transaction/metadataProofs';
 import { FeeEstimates } from './transaction/feeEstimate';
 import { TransactionSubmitter } from './transaction/submit';
 import { DryRuns } from './transaction/dryRun';
@@ -42,6 +44,7 @@ export interface ChainServices {
   vesting: AccountVesting;
   proxies: AccountProxies;
   feeEstimates: FeeEstimates;
+  metadataBlobs: MetadataBlobs;
   submitter: TransactionSubmitter;
   dryRuns: DryRuns;
   /** The same services for one request: their node calls counted in `stats`. */
@@ -69,6 +72,9 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   const codeFetches = new SingleFlight<string>();
   const xcmVersions = new SafeXcmVersions();
   const feeEstimatesInFlight = new SingleFlight<string>();
+  // RFC-78 trees, one per runtime, kept in one worker for every request; their builds in flight.
+  const metadataProofs = new MetadataProofs();
+  const metadataTrees = new SingleFlight<string>();
   const over = (rpc: NodeClient): ChainServices => {
     const ids = once(() => new BlockIds(rpc, finalized, cache, windows));
     const metadata = once(() => new RuntimeMetadata(rpc, cache, metadataBuilds));
@@ -82,6 +88,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
     const vesting = once(() => new AccountVesting(rpc, ids(), cache, runtimes));
     const proxies = once(() => new AccountProxies(rpc, ids(), cache, runtimes));
     const feeEstimates = once(() => new FeeEstimates(rpc, ids(), cache, runtimes, feeEstimatesInFlight));
+    const metadataBlobs = once(() => new MetadataBlobs(rpc, ids(), cache, runtimes, metadata(), metadataProofs, metadataTrees));
     const submitter = once(() => new TransactionSubmitter(rpc, ids(), cache, runtimes));
     const dryRuns = once(() => new DryRuns(rpc, ids(), cache, runtimes, xcmVersions));
     // Made on first use: a request builds only the services its route reads.
@@ -118,6 +125,9 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       },
       get feeEstimates() {
         return feeEstimates();
+      },
+      get metadataBlobs() {
+        return metadataBlobs();
       },
       get submitter() {
         return submitter();

@@ -7,6 +7,7 @@ import { metadataFormOf, metadataVersionOf } from '../metadataParams';
 import { isUInt, parseAt, readFlags, type ParamOptions } from '../params';
 import type { AtBlock } from '../../services/blockAt';
 import { txHexOf } from '../../services/transaction/submittedTx';
+import { metadataBlobBodyOf } from './metadataBlobBody';
 import { TRANSACTION_FAMILY, type TransactionRouteName } from './routes';
 
 /** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
@@ -59,6 +60,12 @@ export function transactionHandlers(chain: ChainServices, options: ParamOptions)
       const { ignoredParams } = readParams(req, 'dryRun');
       const { tx, sender, at, xcmVersion } = dryRunBodyOf(req.body);
       const json = await chain.forRequest(req.stats).dryRuns.dryRun({ call: tx, sender, at, xcmVersion, sent: tx });
+      return { body: json, ignoredParams };
+    },
+    async metadataBlob(req) {
+      const { ignoredParams } = readParams(req, 'metadataBlob');
+      const { at, subject } = metadataBlobBodyOf(req.body);
+      const json = await chain.forRequest(req.stats).metadataBlobs.blob(at, subject);
       return { body: json, ignoredParams };
     },
     async submit(req) {

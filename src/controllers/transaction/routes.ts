@@ -89,6 +89,23 @@ export const TRANSACTION_ROUTES = {
       'The node is unavailable; if it went away with the submission in flight, the transaction may or may not have been submitted ' + '(the message says so)',
     otherErrors: { ...POST_BODY_ERRORS, 504: 'The node did not confirm in time: the transaction may or may not have been submitted' },
   },
+  metadataBlob: {
+    path: '/transaction/metadata-blob',
+    method: 'POST',
+    summary:
+      "RFC-78 for hardware signers: the metadata hash the runtime's CheckMetadataHash checks, and the proof of the types a transaction " +
+      'uses, at `at` (the finalized head when absent)',
+    query: [],
+    requestBody: 'MetadataBlobBody',
+    response: 'TransactionMetadataBlob',
+    errors: {
+      400:
+        'A body without `tx` or all of `callData`, `includedInExtrinsic` and `includedInSignedData`, a field not 0x hex, not JSON, ' +
+        "a malformed `at`; parts this runtime's metadata cannot read; a runtime without metadata V15",
+      404: 'No block with the hash `at` names',
+    },
+    otherErrors: POST_BODY_ERRORS,
+  },
 } as const satisfies Record<string, RouteSpec<TransactionQueryName>>;
 
 export type TransactionRouteName = keyof typeof TRANSACTION_ROUTES;
@@ -117,6 +134,27 @@ export const TRANSACTION_FAMILY: RouteFamily<TransactionRouteName, TransactionQu
         resultType: { enum: ['DispatchOutcome', 'DispatchError', 'InvalidTransaction'] },
         result: { description: 'DispatchOutcome: the post-dispatch info; DispatchError: `{postInfo, error}`; InvalidTransaction: the XCM dry-run error' },
       }),
+    }),
+    MetadataBlobBody: closed(
+      {
+        tx: { ...hex, description: 'An extrinsic, signed or not, SCALE-encoded, as 0x hex (or give its parts below)' },
+        txAdditionalSigned: { ...hex, description: "With `tx`: its signed extensions' additional signed data, as 0x hex" },
+        callData: { ...hex, description: 'The call, SCALE-encoded without a length prefix, as 0x hex' },
+        includedInExtrinsic: { ...hex, description: "The signed extensions' extra data, concatenated, as 0x hex" },
+        includedInSignedData: { ...hex, description: "The signed extensions' additional signed data, concatenated, as 0x hex" },
+        at: { type: 'string', description: 'A height or block hash; the finalized head when absent' },
+      },
+      [],
+    ),
+    TransactionMetadataBlob: closed({
+      at: ref('At'),
+      metadataHash: { ...hash, description: "The metadata's merkle root (RFC-78), the value CheckMetadataHash's mode 1 signs" },
+      metadataBlob: { ...hex, description: 'The SCALE-encoded proof: the types the transaction uses, their merkle proof, and the extra info' },
+      specVersion: decimal,
+      specName: { type: 'string' },
+      base58Prefix: decimal,
+      decimals: decimal,
+      tokenSymbol: { type: 'string' },
     }),
     TransactionFeeEstimate: closed({
       weight: { oneOf: [decimal, closed({ refTime: decimal, proofSize: decimal })] },
