@@ -51,15 +51,6 @@ export interface ChainServices {
   forRequest(stats: RequestStats): ChainServices;
 }
 
-/** `make`'s value, made the first time it is asked for. */
-function once<T>(make: () => T): () => T {
-  let made: { value: T } | undefined;
-  return () => {
-    made ??= { value: make() };
-    return made.value;
-  };
-}
-
 export function chainServices(node: NodeClient, finalized: FinalizedHead, cache: TieredCache, genesisHash: Hex): ChainServices {
   // A runtime's load is shared by every request that waits on it: counted by none.
   const runtimes = new RuntimeRegistry(node);
@@ -76,65 +67,23 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   const metadataProofs = new MetadataProofs();
   const metadataTrees = new SingleFlight<string>();
   const over = (rpc: NodeClient): ChainServices => {
-    const ids = once(() => new BlockIds(rpc, finalized, cache, windows));
-    const metadata = once(() => new RuntimeMetadata(rpc, cache, metadataBuilds));
-    const blocks = once(() => new BlocksService(rpc, runtimes, finalized, cache, genesisHash, ids(), shared));
-    const reads = once(() => new ChainReads(rpc, runtimes, finalized, cache, ids()));
-    const runtime = once(() => new RuntimeReads(rpc, ids(), cache, facts, metadata(), new RuntimeCode(rpc, cache, codeFetches)));
-    const nodeReads = once(() => new NodeReads(rpc, facts, runtimes));
-    const material = once(() => new TransactionMaterial(rpc, ids(), cache, facts, metadata(), genesisHash));
-    const accounts = once(() => new AccountBalances(rpc, ids(), cache, runtimes));
-    const accountAssets = once(() => new AccountAssets(rpc, ids(), cache, runtimes));
-    const vesting = once(() => new AccountVesting(rpc, ids(), cache, runtimes));
-    const proxies = once(() => new AccountProxies(rpc, ids(), cache, runtimes));
-    const feeEstimates = once(() => new FeeEstimates(rpc, ids(), cache, runtimes, feeEstimatesInFlight));
-    const metadataBlobs = once(() => new MetadataBlobs(rpc, ids(), cache, runtimes, metadata(), metadataProofs, metadataTrees));
-    const submitter = once(() => new TransactionSubmitter(rpc, ids(), cache, runtimes));
-    const dryRuns = once(() => new DryRuns(rpc, ids(), cache, runtimes, xcmVersions));
-    // Made on first use: a request builds only the services its route reads.
+    const ids = new BlockIds(rpc, finalized, cache, windows);
+    const metadata = new RuntimeMetadata(rpc, cache, metadataBuilds);
     return {
-      get ids() {
-        return ids();
-      },
-      get blocks() {
-        return blocks();
-      },
-      get reads() {
-        return reads();
-      },
-      get runtime() {
-        return runtime();
-      },
-      get node() {
-        return nodeReads();
-      },
-      get material() {
-        return material();
-      },
-      get accounts() {
-        return accounts();
-      },
-      get accountAssets() {
-        return accountAssets();
-      },
-      get vesting() {
-        return vesting();
-      },
-      get proxies() {
-        return proxies();
-      },
-      get feeEstimates() {
-        return feeEstimates();
-      },
-      get metadataBlobs() {
-        return metadataBlobs();
-      },
-      get submitter() {
-        return submitter();
-      },
-      get dryRuns() {
-        return dryRuns();
-      },
+      ids,
+      blocks: new BlocksService(rpc, runtimes, finalized, cache, genesisHash, ids, shared),
+      reads: new ChainReads(rpc, runtimes, finalized, cache, ids),
+      runtime: new RuntimeReads(rpc, ids, cache, facts, metadata, new RuntimeCode(rpc, cache, codeFetches)),
+      node: new NodeReads(rpc, facts, runtimes),
+      material: new TransactionMaterial(rpc, ids, cache, facts, metadata, genesisHash),
+      accounts: new AccountBalances(rpc, ids, cache, runtimes),
+      accountAssets: new AccountAssets(rpc, ids, cache, runtimes),
+      vesting: new AccountVesting(rpc, ids, cache, runtimes),
+      proxies: new AccountProxies(rpc, ids, cache, runtimes),
+      feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
+      metadataBlobs: new MetadataBlobs(rpc, ids, cache, runtimes, metadata, metadataProofs, metadataTrees),
+      submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
+      dryRuns: new DryRuns(rpc, ids, cache, runtimes, xcmVersions),
       forRequest: (stats) => over(node.forRequest(stats)),
     };
   };
