@@ -8,13 +8,12 @@
 import { Keyring } from '@polkadot/keyring';
 import { u8aToHex } from '@polkadot/util';
 import { base58Decode, createKeyMulti, cryptoWaitReady, decodeAddress, encodeAddress } from '@polkadot/util-crypto';
-import type { AddressInfo } from 'node:net';
-import { WebSocket, WebSocketServer } from 'ws';
 
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
+import { startRefusingNode, type RefusingNode } from './support/refusingNode';
 import { getJson, getReferenceJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
 import { startFastcarOn } from '../harness/fastcar';
@@ -324,39 +323,17 @@ describe('balance-info with useRcBlock=true, beside a relay chain', () => {
 
 describe('balance-info from a node that does not offer state_queryStorageAt', () => {
   // A relay in front of the devnet that answers that method "not found", as some providers do.
-  let refusing: WebSocketServer;
+  let refusing: RefusingNode;
   let onIt: Fastcar;
 
   beforeAll(async () => {
-    refusing = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    refusing.on('connection', (client) => {
-      const upstream = new WebSocket(devnet.wsUrl);
-      const pending: string[] = [];
-      upstream.on('open', () => {
-        for (const text of pending.splice(0)) upstream.send(text);
-      });
-      upstream.on('message', (data) => client.send(data.toString()));
-      upstream.on('close', () => client.close());
-      client.on('close', () => upstream.close());
-      client.on('message', (data) => {
-        const text = data.toString();
-        const call = JSON.parse(text) as { id?: number; method?: string };
-        if (call.method === 'state_queryStorageAt') {
-          client.send(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'Method not found' } }));
-        } else if (upstream.readyState === WebSocket.OPEN) {
-          upstream.send(text);
-        } else {
-          pending.push(text);
-        }
-      });
-    });
-    await new Promise((resolve) => refusing.once('listening', resolve));
-    onIt = await startFastcarOn(`ws://127.0.0.1:${(refusing.address() as AddressInfo).port}`, { FASTCAR_PREBUILD_BLOCKS: '0' });
+    refusing = await startRefusingNode(devnet.wsUrl, ['state_queryStorageAt']);
+    onIt = await startFastcarOn(refusing.url, { FASTCAR_PREBUILD_BLOCKS: '0' });
   }, 180_000);
 
   afterAll(async () => {
     await onIt?.close();
-    await new Promise((resolve) => refusing?.close(resolve));
+    await refusing?.close();
   });
 
   it('asks for each entry on its own, one wave later, and answers the same', async () => {

@@ -10,14 +10,14 @@ import type { Codec } from '@polkadot/types/types';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
-import { badRequest, IncompleteNodeAnswerError, NotAtThisBlockError } from '../../errors';
-import { NodeRpcError, type Hex, type NodeClient } from '../../rpc/nodeClient';
+import { badRequest, NotAtThisBlockError } from '../../errors';
+import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import { readResolvedAt, type AtBlock } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { AnswerAt } from '../runtime/runtimeReads';
 import type { RuntimeRegistry } from '../runtimes';
-import { storageAt } from '../storage';
+import { entriesApart, entriesTogether, entryOf } from './storageEntries';
 import { balanceKeys, balanceLayoutOf, readStored, type BalanceLayout } from './balanceStorage';
 import { denominate } from './denomination';
 
@@ -29,11 +29,6 @@ export interface BalanceQuery {
   token: string | undefined;
   denominated: boolean;
 }
-
-type ChangeSet = { block: Hex; changes: [Hex, Hex | null][] };
-
-/** Each key's value (null: nothing stored there). */
-type Stored = Map<Hex, Hex | null>;
 
 const UNREADABLE = 'The runtime at this block keeps balances in a form fastcar does not read.';
 
@@ -55,18 +50,13 @@ export class AccountBalances {
     const block = await this.ids.at(at);
     const keys = balanceKeys(query.account);
     const wanted = [keys.account, keys.locks];
-    const [read, together] = await wave([readResolvedAt(this.node, this.cache, block), this.storageTogether(wanted, block.hash)] as const);
-    const stored = together ?? (await this.storageApart(wanted, block.hash));
-    if (!stored) throw new NotAtThisBlockError(`The node no longer has the state of block ${block.hash} (pruned).`);
+    const [read, together] = await wave([readResolvedAt(this.node, this.cache, block), entriesTogether(this.node, wanted, block.hash)] as const);
+    const stored = together ?? (await entriesApart(this.node, wanted, block.hash));
     const runtime = await this.runtimes.get(read.version, read.hash);
     const { registry } = runtime;
     const layout = balanceLayoutOf(registry);
     checkAccountLength(query, layout);
-    const value = (key: Hex) => {
-      const found = stored.get(key);
-      if (found === undefined) throw new IncompleteNodeAnswerError('The node left a storage key out of its answer.');
-      return found;
-    };
+    const value = (key: Hex) => entryOf(stored, key);
     const info = readStored(registry, layout.account, value(keys.account));
     const locks = readStored(registry, layout.locks, value(keys.locks)) as Vec<Struct>;
     const data = info instanceof Struct ? info.get('data') : undefined;
@@ -82,27 +72,6 @@ export class AccountBalances {
       locks: locks.map((lock) => lockJson(lock, query.denominated ? amount : undefined)),
     };
     return { json: JSON.stringify(body), hash: read.hash, final: read.final };
-  }
-
-  /** The entries in one call; undefined when the node answers an error (it may not offer the method, or no longer have the state). */
-  private storageTogether(keys: Hex[], hash: Hex): Promise<Stored | undefined> {
-    return this.node.send<ChangeSet[]>('state_queryStorageAt', [keys, hash]).then(
-      (sets) => {
-        const set = Array.isArray(sets) ? (sets.find((one) => one.block === hash) ?? sets[0]) : undefined;
-        return set && Array.isArray(set.changes) ? new Map(set.changes) : undefined;
-      },
-      (error: unknown) => {
-        if (error instanceof NodeRpcError) return undefined;
-        throw error;
-      },
-    );
-  }
-
-  /** The entries one call each, in one wave; undefined when the node has no state at that block. */
-  private async storageApart(keys: Hex[], hash: Hex): Promise<Stored | undefined> {
-    const values = await wave(keys.map((key) => storageAt(this.node, key, hash)));
-    if (values.some((value) => value === undefined)) return undefined;
-    return new Map(keys.map((key, i) => [key, values[i] ?? null]));
   }
 }
 
