@@ -16,6 +16,7 @@ import { startProxy } from '../src/proxy/startProxy';
 import { renderChart } from './chart';
 import { startBareServer } from '../harness/bareServer';
 import { startRelay, type Relay } from '../harness/relay';
+import { walletRounds, walletTable, type WalletRow } from './walletRounds';
 import type { ProviderCounts, ProviderLimits } from '../harness/hostedProvider';
 import { startHostedProviderProcess, type RemoteProvider } from '../harness/hostedProviderProcess';
 
@@ -26,13 +27,27 @@ interface Options {
   delayMs: number;
   /** Only the hosted-provider scenario (its figures go to bench/results/hosted.json). */
   onlyHosted: boolean;
+  /** Only the wallet rounds (their figures go to bench/results/wallet.json, as bench:wallet's). */
+  onlyWallet: boolean;
+  /** Requests per wallet scenario. */
+  walletRequests: number;
   hostedDelayMs: number;
   /** Blocks per hosted scenario at one connection (sidecar takes about a second each there). */
   hostedBlocksC1: number;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { duration: 8, blocks: 150, connections: [1, 10], delayMs: 5, onlyHosted: false, hostedDelayMs: 100, hostedBlocksC1: 40 };
+  const options: Options = {
+    duration: 8,
+    blocks: 150,
+    connections: [1, 10],
+    delayMs: 5,
+    onlyHosted: false,
+    onlyWallet: false,
+    walletRequests: 400,
+    hostedDelayMs: 100,
+    hostedBlocksC1: 40,
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (flag === '--duration') options.duration = Number(value);
@@ -40,11 +55,13 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--connections') options.connections = value.split(',').map(Number);
     else if (flag === '--delay-ms') options.delayMs = Number(value);
     else if (flag === '--only' && value === 'hosted') options.onlyHosted = true;
+    else if (flag === '--only' && value === 'wallet') options.onlyWallet = true;
+    else if (flag === '--wallet-requests') options.walletRequests = Number(value);
     else if (flag === '--hosted-delay-ms') options.hostedDelayMs = Number(value);
     else if (flag === '--hosted-blocks-c1') options.hostedBlocksC1 = Number(value);
     else {
       console.log(
-        'usage: npm run bench -- [--duration s] [--blocks n] [--connections 1,10] [--delay-ms 5] [--only hosted] [--hosted-delay-ms 100] [--hosted-blocks-c1 40]',
+        'usage: npm run bench -- [--duration s] [--blocks n] [--connections 1,10] [--delay-ms 5] [--only hosted|wallet] [--hosted-delay-ms 100] [--hosted-blocks-c1 40] [--wallet-requests 400]',
       );
       process.exit(flag === '--help' ? 0 : 1);
     }
@@ -301,6 +318,11 @@ function table(measurements: Measurement[]): string {
 async function main() {
   const options = parseOptions(process.argv.slice(2));
   const started = Date.now();
+  const wallet = () => walletRounds({ delayMs: options.delayMs, requests: options.walletRequests }, logWallet);
+  if (options.onlyWallet) {
+    console.error('bench: the wallet rounds only, against sidecar 20');
+    return reportWallet(options, await wallet());
+  }
   const { devnet, manifest } = await serveStoredChain(0);
   const ordinary = Array.from({ length: manifest.head.number }, (_, i) => i + 1).filter((n) => n !== manifest.blocks.big);
   const coldPaths = (query: string) => ordinary.slice(0, options.blocks).map((n) => `/blocks/${n}${query}`);
@@ -412,10 +434,31 @@ async function main() {
   await warmRound(`+${options.delayMs}ms rpc: `, options.delayMs);
   await hostedRound();
   await devnet.close();
-  report(options, started, rss, measurements, 'latest');
+  // Against sidecar 20 (the blocks above are against sidecar 18), on a devnet of their own.
+  const walletRows = await wallet();
+  report(options, started, rss, measurements, 'latest', walletRows);
 }
 
-function report(options: Options, started: number, rss: { fastcar: number; sidecar: number }, measurements: Measurement[], name: 'latest' | 'hosted') {
+function logWallet(row: WalletRow): void {
+  console.error(`  ${row.scenario} ${row.service}: ${row.rps} req/s, ${row.callsPerRequest} calls/req, non2xx ${row.non2xx}`);
+}
+
+function reportWallet(options: Options, rows: WalletRow[]): void {
+  mkdirSync(join(__dirname, 'results'), { recursive: true });
+  const result = { date: new Date().toISOString(), delayMs: options.delayMs, requests: options.walletRequests, rows };
+  writeFileSync(join(__dirname, 'results', 'wallet.json'), `${JSON.stringify(result, null, 2)}\n`);
+  console.log(walletTable(rows));
+  console.log('written: bench/results/wallet.json');
+}
+
+function report(
+  options: Options,
+  started: number,
+  rss: { fastcar: number; sidecar: number },
+  measurements: Measurement[],
+  name: 'latest' | 'hosted',
+  wallet: WalletRow[] = [],
+) {
   const result = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
@@ -428,11 +471,13 @@ function report(options: Options, started: number, rss: { fastcar: number; sidec
       'In "hosted" each service reaches the devnet through its own stand-in provider (harness/hostedProvider.ts, in a process of its own: HTTPS offering HTTP/2, the delay on every request); http/req is the HTTP requests that provider received per block answered (fastcar\'s finalized-head poll included), 429s the requests it refused, node ms/req the time the devnet behind it took per block answered, on top of the delay (one chopsticks process serving every call in turn: at 10 connections its queue, not the services, sets most of what exceeds the delay).',
     ],
     measurements,
+    wallet,
   };
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(join(__dirname, 'results', `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   writeFileSync(join(__dirname, 'results', `${name}.svg`), renderChart(measurements));
   console.log(table(measurements));
+  if (wallet.length > 0) console.log(`\nThe wallet routes, against sidecar 20:\n${walletTable(wallet)}`);
   console.log(
     `\npeak RSS: fastcar ${rss.fastcar} MB, sidecar ${rss.sidecar} MB; ${result.machine.cpus} cores (${result.machine.cpuModel}), ${result.machine.memoryGb} GB, node ${process.version}; ${result.seconds}s in all`,
   );

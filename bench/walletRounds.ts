@@ -1,0 +1,183 @@
+// The wallet rounds of the benchmarks: the routes a wallet or an exchange syncs with,
+// fastcar against sidecar's final line (20.14.1) on one devnet, each service behind its
+// own counting relay, near (no delay) and far (a delay each way). Scenarios: balance-info
+// over many distinct accounts (a repeated account is answered from polkadot.js's own
+// cache in sidecar, which no real sync is), one account at many heights, transaction
+// material, the runtime spec, a fee estimate, and a wallet's sync (its reads one after
+// another, as a client does). `npm run bench` runs them after the block scenarios;
+// `npm run bench:wallet` runs them alone. The devnet runs in a process of its own, as a
+// node does: in the measuring process its storage reads would queue behind the load
+// generator and the relays, which slows whichever service asks more of it per second.
+import { ApiPromise, Keyring, WsProvider } from '@polkadot/api';
+import { cryptoWaitReady, encodeAddress, randomAsU8a } from '@polkadot/util-crypto';
+
+import { startDevnetProcess } from '../harness/devnetProcess';
+import { startFastcarProcess, startSidecar, type Peer } from '../harness/processes';
+import { startRelay, type Relay } from '../harness/relay';
+
+export interface WalletOptions {
+  /** Added to every message each way between a service and the node in the far round. */
+  delayMs: number;
+  /** Requests per scenario. */
+  requests: number;
+  /** Only the scenarios whose name contains it (all when empty). */
+  only?: string;
+}
+const CONNECTIONS = 10;
+
+interface Request {
+  path: string;
+  method?: 'POST';
+  body?: string;
+}
+
+interface Target {
+  service: 'fastcar' | 'sidecar';
+  url: string;
+  relay: Relay;
+}
+
+export interface WalletRow {
+  scenario: string;
+  service: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  callsPerRequest: number;
+  wavesPerRequest?: number;
+}
+
+/** Sends each request once, `connections` at a time; latencies of each. */
+async function run(target: Target, requests: Request[], connections: number): Promise<{ seconds: number; times: number[]; non2xx: number }> {
+  const queue = [...requests];
+  const times: number[] = [];
+  let non2xx = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      for (let request = queue.shift(); request !== undefined; request = queue.shift()) {
+        const sent = performance.now();
+        const response = await fetch(target.url + request.path, {
+          method: request.method ?? 'GET',
+          body: request.body,
+          headers: request.body ? { 'content-type': 'application/json' } : undefined,
+        });
+        await response.arrayBuffer();
+        if (!response.ok) non2xx += 1;
+        times.push(performance.now() - sent);
+      }
+    }),
+  );
+  return { seconds: (performance.now() - started) / 1000, times: times.sort((a, b) => a - b), non2xx };
+}
+
+async function measure(scenario: string, target: Target, requests: Request[], connections: number, perRequest = 1): Promise<WalletRow> {
+  target.relay.reset();
+  const { seconds, times, non2xx } = await run(target, requests, connections);
+  const at = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))] * 10) / 10;
+  const answered = requests.length / perRequest;
+  return {
+    scenario,
+    service: target.service,
+    rps: Math.round((answered / seconds) * 10) / 10,
+    p50: at(0.5),
+    p99: at(0.99),
+    non2xx,
+    callsPerRequest: Math.round((target.relay.counts.calls / answered) * 10) / 10,
+    wavesPerRequest: connections === 1 ? Math.round((target.relay.counts.waves / answered) * 10) / 10 : undefined,
+  };
+}
+
+async function signedTransfer(wsUrl: string): Promise<{ tx: string; alice: string }> {
+  await cryptoWaitReady();
+  const api = await ApiPromise.create({ provider: new WsProvider(wsUrl), noInitWarn: true });
+  try {
+    const keyring = new Keyring({ type: 'sr25519', ss58Format: 42 });
+    const [alice, bob] = [keyring.addFromUri('//Alice'), keyring.addFromUri('//Bob')];
+    const signed = await api.tx.balances.transferKeepAlive(bob.address, 1_000_000_000_000n).signAsync(alice);
+    return { tx: signed.toHex(), alice: alice.address };
+  } finally {
+    await api.disconnect();
+  }
+}
+
+export function walletTable(rows: WalletRow[]): string {
+  const lines = ['| scenario | service | req/s | p50 ms | p99 ms | non2xx | rpc/req | waves/req | x sidecar |', '|---|---|---|---|---|---|---|---|---|'];
+  for (const row of rows) {
+    const peer = rows.find((other) => other.scenario === row.scenario && other.service === 'sidecar');
+    const ratio = row.service === 'fastcar' && peer && peer.rps > 0 && row.non2xx === 0 ? `${(row.rps / peer.rps).toFixed(1)}x` : '';
+    lines.push(
+      `| ${row.scenario} | ${row.service} | ${row.rps} | ${row.p50} | ${row.p99} | ${row.non2xx} | ${row.callsPerRequest} | ${row.wavesPerRequest ?? ''} | ${ratio} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Both rounds (near, then far), each service measured alone on a quiet devnet. */
+export async function walletRounds(options: WalletOptions, log: (row: WalletRow) => void = () => undefined): Promise<WalletRow[]> {
+  const devnet = await startDevnetProcess();
+  const rows: WalletRow[] = [];
+  const peers: Peer[] = [];
+  const wanted = (scenario: string) => !options.only || scenario.includes(options.only);
+  try {
+    const { tx, alice } = await signedTransfer(devnet.wsUrl);
+    const count = options.requests;
+    const distinctAccounts = Array.from({ length: count }, () => encodeAddress(randomAsU8a(32), 42));
+    const heights = Array.from({ length: count }, (_, i) => 1 + (i % devnet.manifest.head.number));
+    const repeated = (request: Request) => Array.from({ length: count }, () => request);
+    const estimate: Request = { path: '/transaction/fee-estimate', method: 'POST', body: JSON.stringify({ tx }) };
+    const scenarios: [string, Request[]][] = [
+      ['balance-info, distinct accounts', distinctAccounts.map((account) => ({ path: `/accounts/${account}/balance-info` }))],
+      ['balance-info, one account at distinct heights', heights.map((n) => ({ path: `/accounts/${alice}/balance-info?at=${n}` }))],
+      ['transaction material (head)', repeated({ path: '/transaction/material?noMeta=true' })],
+      ['runtime spec (head)', repeated({ path: '/runtime/spec' })],
+      ['fee estimate, one transaction', repeated(estimate)],
+    ];
+    // A wallet's sync: its reads one after another (balance, material, spec, estimate, head), one wallet at a time.
+    const sync: Request[] = [
+      { path: `/accounts/${alice}/balance-info` },
+      { path: '/transaction/material?noMeta=true' },
+      { path: '/runtime/spec' },
+      estimate,
+      { path: '/blocks/head/header' },
+    ];
+    const syncScenario = `wallet sync (${sync.length} calls, one after another)`;
+    for (const [label, delayMs] of [
+      ['', 0],
+      [`+${options.delayMs}ms rpc: `, options.delayMs],
+    ] as const) {
+      const [sidecarRelay, fastcarRelay] = await Promise.all([startRelay(devnet.wsUrl, delayMs), startRelay(devnet.wsUrl, delayMs)]);
+      const [sidecar, fastcar] = await Promise.all([
+        startSidecar(sidecarRelay.url, '/runtime/spec', {}, 20),
+        startFastcarProcess(fastcarRelay.url, { FASTCAR_PREBUILD_BLOCKS: '0' }),
+      ]);
+      peers.push(sidecar, fastcar);
+      const targets: Target[] = [
+        { service: 'fastcar', url: fastcar.url, relay: fastcarRelay },
+        { service: 'sidecar', url: sidecar.url, relay: sidecarRelay },
+      ];
+      for (const target of targets) {
+        // Both have read the runtime and the chain's facts once before anything is measured.
+        await fetch(`${target.url}/runtime/spec`);
+        await fetch(`${target.url}/transaction/material?noMeta=true`);
+        for (const [scenario, requests] of scenarios) {
+          if (!wanted(scenario)) continue;
+          const row = await measure(`${label}${scenario}`, target, requests, CONNECTIONS);
+          rows.push(row);
+          log(row);
+        }
+        if (!wanted(syncScenario)) continue;
+        const syncs = Array.from({ length: 20 }, () => sync).flat();
+        const row = await measure(`${label}${syncScenario}`, target, syncs, 1, sync.length);
+        rows.push(row);
+        log(row);
+      }
+      await Promise.all([sidecar.stop(), fastcar.stop(), sidecarRelay.close(), fastcarRelay.close()]);
+    }
+  } finally {
+    await Promise.all(peers.map((peer) => peer.stop().catch(() => undefined)));
+    await devnet.close();
+  }
+  return rows;
+}
