@@ -8,6 +8,10 @@ import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
 import { accountsHandlers } from './controllers/accounts/handlers';
 import { ACCOUNTS_FAMILY } from './controllers/accounts/routes';
+import { palletAssetsHandlers } from './controllers/palletAssets/handlers';
+import { PALLET_ASSETS_FAMILY } from './controllers/palletAssets/routes';
+import { unservedHandlers } from './controllers/unserved/handlers';
+import { UNSERVED_FAMILY } from './controllers/unserved/routes';
 import { blockHandlers, type BlockHandlerOptions } from './controllers/blocks/handlers';
 import { BLOCKS_FAMILY } from './controllers/blocks/routes';
 import { openApiDocument, unconfiguredRelayRouter } from './controllers/families';
@@ -154,6 +158,7 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, NODE_FAMILY, () => nodeHandlers(servicesOf(), params));
   routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
   routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
+  routes.add(mount, UNSERVED_FAMILY, unservedHandlers);
 }
 
 export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {
@@ -224,6 +229,8 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const routes = new RouteBinder({ requestLog, logger, warm: hot });
   routes.add('', FOLLOW_FAMILY, following.handlers);
   serveChain(routes, '', () => services, paramOptions, blockOptions);
+  // Sidecar serves these on Asset Hub only (never under /rc).
+  routes.add('', PALLET_ASSETS_FAMILY, () => palletAssetsHandlers(services, paramOptions, blockOptions.relay));
   // The relay chain's handlers are made once it is connected (until then its routes answer 503).
   if (relayNode) serveChain(routes, '/rc', relayServices, paramOptions, { ...paramOptions, relay: 'relay', mount: '/rc' });
   const unconfiguredRelay = relayNode

@@ -11,13 +11,16 @@ import { ACCOUNTS_FAMILY } from './accounts/routes';
 import { BLOCKS_FAMILY } from './blocks/routes';
 import { FOLLOW_FAMILY } from './follow/routes';
 import { NODE_FAMILY } from './node/routes';
+import { PALLET_ASSETS_FAMILY } from './palletAssets/routes';
 import { RUNTIME_FAMILY } from './runtime/routes';
 import { TRANSACTION_FAMILY } from './transaction/routes';
+import { UNSERVED_FAMILY } from './unserved/routes';
 
 /** The families served on the relay chain too (under /rc): all but the ones that follow this chain. */
-export const RELAY_FAMILIES: readonly RouteFamily[] = [BLOCKS_FAMILY, RUNTIME_FAMILY, NODE_FAMILY, TRANSACTION_FAMILY, ACCOUNTS_FAMILY];
+export const RELAY_FAMILIES: readonly RouteFamily[] = [BLOCKS_FAMILY, RUNTIME_FAMILY, NODE_FAMILY, TRANSACTION_FAMILY, ACCOUNTS_FAMILY, UNSERVED_FAMILY];
 
-export const ROUTE_FAMILIES: readonly RouteFamily[] = [FOLLOW_FAMILY, ...RELAY_FAMILIES];
+/** The families of this chain only: those that follow it, and those sidecar serves on Asset Hub alone. */
+export const ROUTE_FAMILIES: readonly RouteFamily[] = [FOLLOW_FAMILY, ...RELAY_FAMILIES, PALLET_ASSETS_FAMILY];
 
 /** The relay chain's routes when no relay node is set: each answers what is missing. */
 export function unconfiguredRelayRouter(): Router {
@@ -30,5 +33,14 @@ export function unconfiguredRelayRouter(): Router {
 
 /** What GET /openapi.json serves (and `npm run openapi` writes): the blocks family first, as readers look for it. */
 export function openApiDocument(version: string): Record<string, unknown> {
-  return buildOpenApi(version, [BLOCKS_FAMILY, FOLLOW_FAMILY, RUNTIME_FAMILY, TRANSACTION_FAMILY, NODE_FAMILY, ACCOUNTS_FAMILY]);
+  return buildOpenApi(version, [
+    BLOCKS_FAMILY,
+    FOLLOW_FAMILY,
+    RUNTIME_FAMILY,
+    TRANSACTION_FAMILY,
+    NODE_FAMILY,
+    ACCOUNTS_FAMILY,
+    PALLET_ASSETS_FAMILY,
+    UNSERVED_FAMILY,
+  ]);
 }

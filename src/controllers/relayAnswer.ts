@@ -3,8 +3,14 @@
 // with, listed as sidecar lists them; and the parameters that ask for them.
 import { RELAY_SETTING } from '../config';
 import { badRequest } from '../errors';
-import type { CacheFact } from '../http/reply';
+import type { CacheFact, Reply } from '../http/reply';
+import type { RouteRequest } from '../http/routes';
+import type { Hex } from '../rpc/nodeClient';
+import type { AtBlock } from '../services/blockAt';
 import type { Included, RelayBlockRef, RelayLink } from '../services/relayLink';
+import type { AnswerAt } from '../services/runtime/runtimeReads';
+import { replyAt } from './answers';
+import { parseAt } from './params';
 
 /** What useRcBlock=true reads: the link to the relay chain, 'unconfigured' when this chain could have one but none was set, 'relay' on its own routes. */
 export type RelayOption = RelayLink | 'unconfigured' | 'relay';
@@ -48,4 +54,36 @@ export function relayAnswer(relayBlock: RelayBlockRef, items: Included<Piece>[],
 export function combinedCache(items: Included<Piece>[]): CacheFact | undefined {
   if (items.some(({ value }) => value.cache === 'miss')) return 'miss';
   return items.some(({ value }) => value.cache === 'hit') ? 'hit' : undefined;
+}
+
+/** How a route that takes useRcBlock answers this request: with the relay link and layout when asked, else at this chain's own `at`. */
+export interface RelayChoice {
+  relayLink: RelayLink | undefined;
+  format: 'array' | 'object';
+}
+
+/** useRcBlock's checks, made before the route's own as sidecar makes them. */
+export function relayChoiceOf(req: RouteRequest, useRcBlock: boolean, relay: RelayOption | undefined): RelayChoice {
+  const format = parseRcBlockFormat(req.query.useRcBlockFormat, useRcBlock);
+  return { format, relayLink: useRcBlock ? relayLinkOf(relay) : undefined };
+}
+
+/**
+ * The answer at `at` (tagged for clients to keep when final), or with useRcBlock the answer at
+ * each block of this chain the relay block `at` included (never kept: the relay block may not be final).
+ */
+export async function answerAtOrIncluded(
+  req: RouteRequest,
+  choice: RelayChoice,
+  tag: string,
+  ignoredParams: string | undefined,
+  read: (at: AtBlock) => Promise<AnswerAt>,
+): Promise<Reply> {
+  const at = parseAt(req.query.at);
+  if (choice.relayLink) {
+    const link = choice.relayLink.forRequest(req.stats);
+    const { relayBlock, items } = await link.eachIncluded(at, async (hash: Hex) => ({ json: (await read({ kind: 'hash', hash })).json }));
+    return { body: relayAnswer(relayBlock, items, choice.format), ignoredParams };
+  }
+  return replyAt(await read(at), tag, ignoredParams);
 }

@@ -76,6 +76,10 @@ const postBadRequest = (description: string) => ({
 });
 
 function operation(name: string, route: RouteSpec, family: RouteFamily): Record<string, unknown> {
+  if (route.unserved) {
+    const responses = { 501: errorAnswer(`Always: ${route.unserved}`) };
+    return { operationId: name, summary: route.summary, tags: [route.tag ?? family.tag], parameters: parametersOf(route, family), responses };
+  }
   const isPost = route.method === 'POST';
   const responses: Record<string, unknown> = {
     200: okAnswer(route),

@@ -72,6 +72,8 @@ export interface RouteSpec<Q extends string = string> {
   headers?: readonly HeaderParameter[];
   /** The OpenAPI tag, when not the family's. */
   tag?: string;
+  /** A route of sidecar's that fastcar does not serve: it always answers 501 with this reason. */
+  unserved?: string;
 }
 
 /** A family of routes: everything the server and the OpenAPI document need to know of it. */

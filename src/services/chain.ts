@@ -11,6 +11,7 @@ import { AccountAssets } from './accounts/assetBalances';
 import { AccountBalances } from './accounts/balanceInfo';
 import { AccountProxies } from './accounts/proxyInfo';
 import { AccountVesting } from './accounts/vestingInfo';
+import { PalletAssets } from './palletAssets/palletAssets';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
 import { ChainReads } from './blocks/chainReads';
@@ -43,6 +44,8 @@ export interface ChainServices {
   accountAssets: AccountAssets;
   vesting: AccountVesting;
   proxies: AccountProxies;
+  /** The chain's assets themselves: details, metadata, foreign assets, asset-conversion pools. */
+  palletAssets: PalletAssets;
   feeEstimates: FeeEstimates;
   metadataBlobs: MetadataBlobs;
   submitter: TransactionSubmitter;
@@ -80,6 +83,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       accountAssets: new AccountAssets(rpc, ids, cache, runtimes),
       vesting: new AccountVesting(rpc, ids, cache, runtimes),
       proxies: new AccountProxies(rpc, ids, cache, runtimes),
+      palletAssets: new PalletAssets(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
       metadataBlobs: new MetadataBlobs(rpc, ids, cache, runtimes, metadata, metadataProofs, metadataTrees),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),

@@ -6,18 +6,15 @@ import { blake2AsHex } from '@polkadot/util-crypto';
 
 import type { JsonValue } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
-import type { Reply } from '../../http/reply';
 import type { RouteRequest } from '../../http/routes';
 import { parseAccount } from '../../services/accounts/addresses';
 import type { AssetIdInput } from '../../services/accounts/assetBalances';
 import type { AssetPallet } from '../../services/accounts/assetStorage';
 import type { AtBlock } from '../../services/blockAt';
 import type { ChainServices } from '../../services/chain';
-import type { Hex } from '../../rpc/nodeClient';
 import type { AnswerAt } from '../../services/runtime/runtimeReads';
-import { replyAt } from '../answers';
 import { isUInt, parseAt, type Flags } from '../params';
-import { parseRcBlockFormat, relayAnswer, relayLinkOf, type RelayOption } from '../relayAnswer';
+import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { MAX_NAMED_ASSETS } from './assetRoutes';
 
 /** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
@@ -74,20 +71,10 @@ export function assetHandlers(chain: ChainServices, readParams: ReadParams, rela
   /** The flags, with useRcBlock's checks (sidecar makes them before the route's own). */
   const readChecked = (req: RouteRequest, route: AssetRouteName) => {
     const { flags, ignoredParams } = readParams(req, route);
-    const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
-    const relayLink = flags.useRcBlock === true ? relayLinkOf(relay) : undefined;
-    return { ignoredParams, format, relayLink };
+    return { ignoredParams, choice: relayChoiceOf(req, flags.useRcBlock === true, relay) };
   };
-  /** At `at`, or with useRcBlock at each block of this chain the relay block `at` included (never kept by clients). */
-  const answerAt = async (req: RouteRequest, checked: ReturnType<typeof readChecked>, tag: string, read: (at: AtBlock) => Promise<AnswerAt>) => {
-    const at = parseAt(req.query.at);
-    if (checked.relayLink) {
-      const link = checked.relayLink.forRequest(req.stats);
-      const { relayBlock, items } = await link.eachIncluded(at, async (hash: Hex) => ({ json: (await read({ kind: 'hash', hash })).json }));
-      return { body: relayAnswer(relayBlock, items, checked.format), ignoredParams: checked.ignoredParams } as Reply;
-    }
-    return replyAt(await read(at), tag, checked.ignoredParams) as Reply;
-  };
+  const answerAt = (req: RouteRequest, checked: ReturnType<typeof readChecked>, tag: string, read: (at: AtBlock) => Promise<AnswerAt>) =>
+    answerAtOrIncluded(req, checked.choice, tag, checked.ignoredParams, read);
   const balances = (route: AssetRouteName, pallet: AssetPallet, idsOf: (req: RouteRequest) => AssetIdInput[]) => async (req: RouteRequest) => {
     const account = accountOf(req);
     const checked = readChecked(req, route);

@@ -1,6 +1,6 @@
 // The `/accounts` routes as data (see docs/adding-routes.md).
 import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
-import { closed, decimal, hash, hex, ref } from '../../http/schemas';
+import { closed, decimal, hash, hex, perRelayBlock, ref } from '../../http/schemas';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
 import { ASSETS_PARAMETERS, ASSETS_ROUTES, ASSETS_SCHEMAS, type AssetsQueryName } from './assetRoutes';
 
@@ -158,27 +158,6 @@ const BALANCE_FIELDS = {
   },
   locks: { type: 'array', items: ref('BalanceLock') },
 };
-
-/** Fields every useRcBlock item has after the answer's own. */
-const RELAY_ITEM_FIELDS = { rcBlockHash: hash, rcBlockNumber: decimal, ahTimestamp: { type: 'string', pattern: '^[0-9]*$' } };
-
-/** A route's answer at a block, or with useRcBlock its list (or object) of answers per included block. */
-function perRelayBlock(name: string, fields: Record<string, unknown>, required: string[]) {
-  return {
-    [name]: { oneOf: [ref(`${name}At`), ref(`${name}ByRelayBlock`), ref(`${name}InRelayBlock`)] },
-    [`${name}At`]: closed(fields, required),
-    [`${name}ByRelayBlock`]: {
-      type: 'array',
-      items: ref(`${name}AtRelayBlock`),
-      description: 'With useRcBlock: one answer per block the relay block included',
-    },
-    [`${name}InRelayBlock`]: closed({
-      rcBlock: closed({ hash, parentHash: hash, number: decimal }),
-      parachainDataPerBlock: { type: 'array', items: ref(`${name}AtRelayBlock`) },
-    }),
-    [`${name}AtRelayBlock`]: closed({ ...fields, ...RELAY_ITEM_FIELDS }, [...required, 'rcBlockHash', 'rcBlockNumber']),
-  };
-}
 
 /** An account's vesting at a block, in sidecar's order; the totals only with includeClaimable (and where they are worked out). */
 const VESTING_FIELDS = {

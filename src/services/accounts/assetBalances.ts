@@ -18,9 +18,10 @@ import { wave } from '../../rpc/requestStats';
 import { readResolvedAt, type AtBlock, type ReadAt, type ResolvedAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { AnswerAt } from '../runtime/runtimeReads';
-import type { RuntimeRegistry } from '../runtimes';
+import type { Runtime, RuntimeRegistry } from '../runtimes';
 import { assetLayoutOf, keyOf, keyPartOf, readValue, type AssetLayout, type AssetPallet, type StorageMap } from './assetStorage';
-import { listKeys, readKeys } from './storageBatch';
+import { readKeysAt } from '../keysAtBlock';
+import { listKeys, readKeys } from '../storageBatch';
 
 /** The most assets "every asset" reads: beyond it, the client is asked to name the ones it wants. */
 export const MAX_LISTED_ASSETS = 10_000;
@@ -113,43 +114,24 @@ export class AccountAssets {
     return { json: JSON.stringify(body), hash: read.hash, final: read.final };
   }
 
-  /**
-   * The values of the keys a read needs, in the same wave as the block's version when
-   * the newest runtime loaded builds them (the keys are then checked against the block's
-   * own runtime, and read again in one more wave only when they differ); after it, else.
-   */
+  /** The values of the keys a read needs, guessed with the newest runtime in the wave of the block's version (keysAtBlock.ts). */
   private async readGuessing(block: ResolvedAt, pallet: AssetPallet, keysOf: KeysOf): Promise<ReadValues> {
-    const guessed = this.guessKeys(pallet, keysOf);
-    const [read, early] = await wave([
-      readResolvedAt(this.node, this.cache, block),
-      guessed ? readKeys(this.node, guessed, block.hash).catch((error: unknown) => error as Error) : undefined,
-    ] as const);
-    const { registry, layout } = await this.layoutAt(read, pallet);
-    const keys = keysOf(registry, layout);
-    const sameKeys = guessed !== undefined && keys.length === guessed.length && keys.every((key, i) => key === guessed[i]);
-    if (sameKeys && early instanceof Error) throw early;
-    const values = sameKeys && early && !(early instanceof Error) ? early : await readKeys(this.node, keys, read.hash);
-    return { read, registry, layout, values };
-  }
-
-  private guessKeys(pallet: AssetPallet, keysOf: KeysOf): Hex[] | undefined {
-    const newest = this.runtimes.newest;
-    const layout = newest && assetLayoutOf(newest.registry, pallet);
-    if (!newest || !layout) return undefined;
-    try {
-      return keysOf(newest.registry, layout);
-    } catch {
-      // The block's own runtime decides whether the ids are wrong.
-      return undefined;
-    }
+    const keysFor = ({ registry }: Runtime) => keysOf(registry, palletLayout(registry, pallet));
+    const { read, runtime, values } = await readKeysAt(this.node, this.cache, this.runtimes, block, keysFor);
+    return { read, registry: runtime.registry, layout: palletLayout(runtime.registry, pallet), values };
   }
 
   private async layoutAt(read: ReadAt, pallet: AssetPallet): Promise<{ registry: TypeRegistry; layout: AssetLayout }> {
     const { registry } = await this.runtimes.get(read.version, read.hash);
-    const layout = assetLayoutOf(registry, pallet);
-    if (!layout) throw badRequest(`The runtime does not include the ${PALLET_NAMES[pallet].missing} at this block.`);
-    return { registry, layout };
+    return { registry, layout: palletLayout(registry, pallet) };
   }
+}
+
+/** The pallet's layout in a runtime, or sidecar's 400 for a runtime without it. */
+function palletLayout(registry: TypeRegistry, pallet: AssetPallet): AssetLayout {
+  const layout = assetLayoutOf(registry, pallet);
+  if (!layout) throw badRequest(`The runtime does not include the ${PALLET_NAMES[pallet].missing} at this block.`);
+  return layout;
 }
 
 function accountKeys(layout: AssetLayout, ids: Uint8Array[], account: Uint8Array): Hex[] {

@@ -1,10 +1,10 @@
 // Storage read for many keys at one block in one wave: state_queryStorageAt in chunks
 // (all sent together), or, from a node that refuses that method, each key on its own
 // in one further wave; and a map's keys listed page by page, with a bound.
-import { badRequest, IncompleteNodeAnswerError, NotAtThisBlockError } from '../../errors';
-import { NodeRpcError, type Hex, type NodeClient } from '../../rpc/nodeClient';
-import { wave } from '../../rpc/requestStats';
-import { storageAt } from '../storage';
+import { badRequest, IncompleteNodeAnswerError, NotAtThisBlockError } from '../errors';
+import { NodeRpcError, type Hex, type NodeClient } from '../rpc/nodeClient';
+import { wave } from '../rpc/requestStats';
+import { storageAt } from './storage';
 
 type ChangeSet = { block: Hex; changes: [Hex, Hex | null][] };
 

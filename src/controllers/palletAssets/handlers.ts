@@ -1,0 +1,50 @@
+// HTTP for the routes about a chain's assets: the id, then the flags (useRcBlock's
+// among them), then `at`, all checked before the node is asked.
+import { badRequest } from '../../errors';
+import type { FamilyHandlers, RouteRequest } from '../../http/routes';
+import type { AtBlock } from '../../services/blockAt';
+import type { ChainServices } from '../../services/chain';
+import type { AnswerAt } from '../../services/runtime/runtimeReads';
+import { isUInt, readFlags, type ParamOptions } from '../params';
+import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
+import { PALLET_ASSETS_FAMILY, type PalletAssetsRouteName } from './routes';
+
+/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
+const FORMAT_VERSION = 1;
+
+/** The path's asset id as sidecar reads it: a whole number, or its 400. */
+function assetIdOf(req: RouteRequest): number {
+  const text = typeof req.params.assetId === 'string' ? req.params.assetId : '';
+  const id = Number(text);
+  if (!isUInt(id)) throw badRequest('`assetId` path param is not a number');
+  return id;
+}
+
+/** `relay`: what useRcBlock=true reads through (this chain's relay link, or why there is none). */
+export function palletAssetsHandlers(chain: ChainServices, options: ParamOptions, relay?: RelayOption): FamilyHandlers<PalletAssetsRouteName> {
+  const answer = (req: RouteRequest, route: PalletAssetsRouteName, tag: string, read: (at: AtBlock) => Promise<AnswerAt>) => {
+    const { flags, ignoredParams } = readFlags(req, PALLET_ASSETS_FAMILY.routes[route], PALLET_ASSETS_FAMILY.parameters, options, '');
+    const choice = relayChoiceOf(req, flags.useRcBlock === true, relay);
+    return answerAtOrIncluded(req, choice, `${tag}-${FORMAT_VERSION}`, ignoredParams, read);
+  };
+  const service = (req: RouteRequest) => chain.forRequest(req.stats).palletAssets;
+  return {
+    async assetInfo(req) {
+      const id = assetIdOf(req);
+      return answer(req, 'assetInfo', `asset-${id}`, (at) => service(req).assetInfo(at, 'Assets', id));
+    },
+    async poolAssetInfo(req) {
+      const id = assetIdOf(req);
+      return answer(req, 'poolAssetInfo', `pool-asset-${id}`, (at) => service(req).assetInfo(at, 'PoolAssets', id));
+    },
+    async foreignAssets(req) {
+      return answer(req, 'foreignAssets', 'foreign-assets', (at) => service(req).foreignAssets(at));
+    },
+    async liquidityPools(req) {
+      return answer(req, 'liquidityPools', 'pools', (at) => service(req).liquidityPools(at));
+    },
+    async nextPoolAssetId(req) {
+      return answer(req, 'nextPoolAssetId', 'next-pool-id', (at) => service(req).nextPoolAssetId(at));
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// Asking fastcar and sidecar the same path and holding them to the same answer: what
+// every conformance test against sidecar does. The base URLs are read when asked (the
+// services start in a beforeAll).
+import { getJson, getReferenceJson } from '../../harness/http';
+
+export interface SidecarComparison {
+  both(path: string): Promise<{ theirs: Awaited<ReturnType<typeof getJson>>; ours: Awaited<ReturnType<typeof getJson>> }>;
+  /** The same status and body; fastcar's body. */
+  compare(path: string): Promise<unknown>;
+  /** Both refuse with `status`; the message is sidecar's where `sameMessage`; fastcar never sends a stack. Fastcar's message. */
+  compareError(path: string, status: number, sameMessage?: boolean): Promise<string>;
+}
+
+export function sidecarComparison(urls: () => { sidecar: string; fastcar: string }): SidecarComparison {
+  const both = async (path: string) => {
+    const { sidecar, fastcar } = urls();
+    const [theirs, ours] = await Promise.all([getReferenceJson(sidecar + path), getJson(fastcar + path)]);
+    return { theirs, ours };
+  };
+  return {
+    both,
+    async compare(path) {
+      const { theirs, ours } = await both(path);
+      expect({ path, status: ours.status, body: ours.body }).toEqual({ path, status: theirs.status, body: theirs.body });
+      return ours.body;
+    },
+    async compareError(path, status, sameMessage = true) {
+      const { theirs, ours } = await both(path);
+      expect({ path, theirs: theirs.status, ours: ours.status }).toEqual({ path, theirs: status, ours: status });
+      const body = ours.body as { code: number; message: string; stack?: string };
+      expect(body.code).toBe(status);
+      expect(body.stack).toBeUndefined();
+      if (sameMessage) expect({ path, message: body.message }).toEqual({ path, message: (theirs.body as { message: string }).message });
+      return body.message;
+    },
+  };
+}
