@@ -35,6 +35,13 @@ function noVersionsOrRethrow(error: unknown): never {
   throw error;
 }
 
+function readMetadata(hex: Hex, renamed: boolean): Metadata {
+  const metadata = new Metadata(new TypeRegistry(), hex);
+  // polkadot.js renames while converting to its latest form, on the types the metadata it converts holds.
+  if (renamed) void metadata.asLatest;
+  return metadata;
+}
+
 export class RuntimeMetadata {
   constructor(
     private readonly node: NodeClient,
@@ -43,14 +50,20 @@ export class RuntimeMetadata {
     private readonly builds: SingleFlight<string>,
   ) {}
 
-  /** The metadata at `block` as JSON text: a hex string for `scale`, sidecar's JSON of polkadot.js's reading for `json`. */
-  async text(block: ReadAt, form: MetadataForm, version: MetadataVersion): Promise<string> {
-    const key = metadataKey(block, form, version);
+  /**
+   * The metadata at `block` as JSON text: a hex string for `scale`, sidecar's JSON of polkadot.js's reading for `json`.
+   * `renamed`: with the names polkadot.js gives some pallets' types when it converts metadata older than v14
+   * (Babe's `EquivocationProof` is `BabeEquivocationProof`), as sidecar's /transaction/material writes it
+   * (its /runtime/metadata writes the names the metadata holds). v14 and later have nothing to rename.
+   */
+  async text(block: ReadAt, form: MetadataForm, version: MetadataVersion, renamed = false): Promise<string> {
+    const renaming = renamed && form === 'json';
+    const key = `${metadataKey(block, form, version)}${renaming ? ':renamed' : ''}`;
     const kept = await this.cache.get(key);
     if (kept) return kept;
     return this.builds.run(key, async () => {
       const hex = version === 'rpc' ? await this.node.getMetadata(block.hash) : await this.atVersion(block.hash, version);
-      const text = form === 'scale' ? JSON.stringify(hex) : JSON.stringify(toSidecarJson(new Metadata(new TypeRegistry(), hex)));
+      const text = form === 'scale' ? JSON.stringify(hex) : JSON.stringify(toSidecarJson(readMetadata(hex, renaming)));
       if (this.cache.canKeep(text.length)) this.cache.set(key, text);
       return text;
     }).promise;

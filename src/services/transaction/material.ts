@@ -24,7 +24,8 @@ export class TransactionMaterial {
   /** The material at `at`; `metadata`, the runtime's metadata as its metadata RPC gives it (sidecar's `metadata=`). */
   async material(at: AtBlock, metadata: MetadataForm | undefined): Promise<AnswerAt> {
     const [block, chainName] = await wave([readAt(this.node, this.ids, this.cache, at), this.facts.chain()] as const);
-    const text = metadata === undefined ? undefined : await this.metadata.text(block, metadata, 'rpc');
+    // Renamed as sidecar's material writes it; a versioned one is v14 or later, with nothing to rename.
+    const text = metadata === undefined ? undefined : await this.metadata.text(block, metadata, 'rpc', true);
     return this.answer(block, chainName, text);
   }
 
