@@ -3,7 +3,7 @@
 // file is (test/unit/deployment.test.ts): variables the config reads and accepts, ports,
 // probes, the Services and selectors that tie the parts together. No cluster runs here.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
@@ -60,6 +60,7 @@ beforeAll(() => {
     .trim()
     .split('\n')
     .pop()!;
+  if (!helm || !existsSync(helm)) throw new Error('no helm: scripts/ensure-helm.sh builds it with Go (go, or /usr/local/go/bin/go), which is missing');
   scratch = mkdtempSync(join(tmpdir(), 'fastcar-helm-'));
 }, 900_000);
 
