@@ -2,7 +2,9 @@
 # test/helmChart.test.ts renders deploy/helm/fastcar with helm, which no package here
 # provides: build it from its Go module (helm.sh/helm/v3) once per machine, into a
 # cache outside the checkout that every worktree and later run reuses. Prints the
-# binary's path on stdout; what it did goes to stderr.
+# binary's path on stdout; what it did goes to stderr. With --background (npm's pretest),
+# the build starts and the script returns at once: the lint, the typecheck and the other
+# tests run meanwhile, and the chart's test waits for the build (the lock) when it starts.
 set -euo pipefail
 version="v3.22.0"
 dir="${FASTCAR_HELM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fastcar/helm-$version}"
@@ -18,6 +20,11 @@ if [ ! -x "$go_bin" ]; then
   exit 0
 fi
 mkdir -p "$dir"
+if [ "${1:-}" = "--background" ]; then
+  nohup bash "$0" >"$dir/build.log" 2>&1 </dev/null &
+  echo "ensure-helm: building helm $version in the background (log: $dir/build.log)" >&2
+  exit 0
+fi
 # One build per machine: runs started together (other worktrees' pretest) wait for it.
 exec 9>"$dir/.lock"
 flock 9
