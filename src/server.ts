@@ -10,6 +10,8 @@ import { accountsHandlers } from './controllers/accounts/handlers';
 import { ACCOUNTS_FAMILY } from './controllers/accounts/routes';
 import { palletAssetsHandlers } from './controllers/palletAssets/handlers';
 import { PALLET_ASSETS_FAMILY } from './controllers/palletAssets/routes';
+import { stakingHandlers } from './controllers/staking/handlers';
+import { STAKING_FAMILY } from './controllers/staking/routes';
 import { unservedHandlers } from './controllers/unserved/handlers';
 import { UNSERVED_FAMILY } from './controllers/unserved/routes';
 import { blockHandlers, type BlockHandlerOptions } from './controllers/blocks/handlers';
@@ -158,6 +160,7 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, NODE_FAMILY, () => nodeHandlers(servicesOf(), params));
   routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
   routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
+  routes.add(mount, STAKING_FAMILY, () => stakingHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, UNSERVED_FAMILY, unservedHandlers);
 }
 

@@ -13,11 +13,20 @@ import { FOLLOW_FAMILY } from './follow/routes';
 import { NODE_FAMILY } from './node/routes';
 import { PALLET_ASSETS_FAMILY } from './palletAssets/routes';
 import { RUNTIME_FAMILY } from './runtime/routes';
+import { STAKING_FAMILY } from './staking/routes';
 import { TRANSACTION_FAMILY } from './transaction/routes';
 import { UNSERVED_FAMILY } from './unserved/routes';
 
 /** The families served on the relay chain too (under /rc): all but the ones that follow this chain. */
-export const RELAY_FAMILIES: readonly RouteFamily[] = [BLOCKS_FAMILY, RUNTIME_FAMILY, NODE_FAMILY, TRANSACTION_FAMILY, ACCOUNTS_FAMILY, UNSERVED_FAMILY];
+export const RELAY_FAMILIES: readonly RouteFamily[] = [
+  BLOCKS_FAMILY,
+  RUNTIME_FAMILY,
+  NODE_FAMILY,
+  TRANSACTION_FAMILY,
+  ACCOUNTS_FAMILY,
+  STAKING_FAMILY,
+  UNSERVED_FAMILY,
+];
 
 /** The families of this chain only: those that follow it, and those sidecar serves on Asset Hub alone. */
 export const ROUTE_FAMILIES: readonly RouteFamily[] = [FOLLOW_FAMILY, ...RELAY_FAMILIES, PALLET_ASSETS_FAMILY];

@@ -12,6 +12,7 @@ import { AccountBalances } from './accounts/balanceInfo';
 import { AccountProxies } from './accounts/proxyInfo';
 import { AccountVesting } from './accounts/vestingInfo';
 import { PalletAssets } from './palletAssets/palletAssets';
+import { StakingReads } from './staking/stakingReads';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
 import { ChainReads } from './blocks/chainReads';
@@ -46,6 +47,7 @@ export interface ChainServices {
   proxies: AccountProxies;
   /** The chain's assets themselves: details, metadata, foreign assets, asset-conversion pools. */
   palletAssets: PalletAssets;
+  staking: StakingReads;
   feeEstimates: FeeEstimates;
   metadataBlobs: MetadataBlobs;
   submitter: TransactionSubmitter;
@@ -84,6 +86,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       vesting: new AccountVesting(rpc, ids, cache, runtimes),
       proxies: new AccountProxies(rpc, ids, cache, runtimes),
       palletAssets: new PalletAssets(rpc, ids, cache, runtimes),
+      staking: new StakingReads(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
       metadataBlobs: new MetadataBlobs(rpc, ids, cache, runtimes, metadata, metadataProofs, metadataTrees),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),

@@ -36,6 +36,11 @@ export class RelayLink {
     return new RelayLink(this.parachain.forRequest(stats), () => this.relay().forRequest(stats), this.paraId);
   }
 
+  /** The relay chain's services (throws NodeUnavailableError while it is not connected). */
+  relayServices(): ChainServices {
+    return this.relay();
+  }
+
   /** This parachain's id, read once from its own state. */
   private ownParaId(): Promise<number> {
     const { paraId } = this;

@@ -1,0 +1,35 @@
+// HTTP for `/pallets/staking`: the flags (useRcBlock's among them), then `at`, checked before the node is asked.
+import { RELAY_SETTING } from '../../config';
+import type { FamilyHandlers, RouteRequest } from '../../http/routes';
+import type { ChainServices } from '../../services/chain';
+import { RelayLink } from '../../services/relayLink';
+import { readFlags, type ParamOptions } from '../params';
+import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
+import { STAKING_FAMILY, type StakingRouteName } from './routes';
+
+/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
+const FORMAT_VERSION = 1;
+
+const NO_RELAY = `Staking progress on an Asset Hub needs its relay chain's session and BABE facts: set ${RELAY_SETTING}`;
+
+/** `relay`: the relay chain (an Asset Hub's progress reads it), or why there is none. */
+export function stakingHandlers(chain: ChainServices, options: ParamOptions, relay?: RelayOption): FamilyHandlers<StakingRouteName> {
+  const checked = (req: RouteRequest, route: StakingRouteName) => {
+    const { flags, ignoredParams } = readFlags(req, STAKING_FAMILY.routes[route], STAKING_FAMILY.parameters, options, '');
+    return { ignoredParams, choice: relayChoiceOf(req, flags.useRcBlock === true, relay) };
+  };
+  return {
+    async progress(req) {
+      const { ignoredParams, choice } = checked(req, 'progress');
+      const link = relay instanceof RelayLink ? relay.forRequest(req.stats) : undefined;
+      const relayReads = link ? () => link.relayServices().staking : undefined;
+      const services = chain.forRequest(req.stats);
+      return answerAtOrIncluded(req, choice, `staking-progress-${FORMAT_VERSION}`, ignoredParams, (at) => services.staking.progress(at, relayReads, NO_RELAY));
+    },
+    async validators(req) {
+      const { ignoredParams, choice } = checked(req, 'validators');
+      const services = chain.forRequest(req.stats);
+      return answerAtOrIncluded(req, choice, `staking-validators-${FORMAT_VERSION}`, ignoredParams, (at) => services.staking.validators(at));
+    },
+  };
+}
