@@ -95,6 +95,30 @@ describe('/pallets/staking on Asset Hub', () => {
   });
 });
 
+describe('/pallets/nomination-pools', () => {
+  it('answers as sidecar 20: the counters and bounds, a pool by id with and without its metadata', async () => {
+    for (const query of ['', `?at=${manifest.blocks.transfers}`, `?at=${await hashOf(manifest.head.number - 1)}`]) {
+      const info = (await compare(`/pallets/nomination-pools/info${query}`)) as Record<string, unknown>;
+      expect(Object.keys(info)).toHaveLength(13);
+      for (const path of ['/pallets/nomination-pools/1', '/pallets/nomination-pools/0?metadata=true', '/pallets/nomination-pools/7?metadata=false']) {
+        await compare(path + (query ? `${path.includes('?') ? '&' : '?'}${query.slice(1)}` : ''));
+      }
+    }
+    expect((await compare('/pallets/nomination-pools/1?metadata=true')) as Record<string, unknown>).toMatchObject({ bondedPool: null, metadata: '0x' });
+  });
+
+  it("refuses a bad pool id with sidecar's message, and answers 400 on a chain without pools where sidecar answers 500", async () => {
+    const bad = await both('/pallets/nomination-pools/x');
+    expect([bad.theirs.status, bad.ours.status]).toEqual([400, 400]);
+    expect((bad.ours.body as { message: string }).message).toBe((bad.theirs.body as { message: string }).message);
+    for (const route of ['info', '1']) {
+      const theirs = await getJson(`${relaySidecar.url}/pallets/nomination-pools/${route}`);
+      const ours = await getJson(`${fastcar.url}/rc/pallets/nomination-pools/${route}`);
+      expect([theirs.status, ours.status]).toEqual([500, 400]);
+    }
+  });
+});
+
 describe('sessionOfEpoch', () => {
   it('trails epochs by the offset of the last skip at or before the epoch', () => {
     expect(sessionOfEpoch(10n, [])).toBe(10n);

@@ -3,7 +3,8 @@ import { RELAY_SETTING } from '../../config';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import type { ChainServices } from '../../services/chain';
 import { RelayLink } from '../../services/relayLink';
-import { readFlags, type ParamOptions } from '../params';
+import { badRequest } from '../../errors';
+import { isUInt, readFlags, type ParamOptions } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { STAKING_FAMILY, type StakingRouteName } from './routes';
 
@@ -16,7 +17,7 @@ const NO_RELAY = `Staking progress on an Asset Hub needs its relay chain's sessi
 export function stakingHandlers(chain: ChainServices, options: ParamOptions, relay?: RelayOption): FamilyHandlers<StakingRouteName> {
   const checked = (req: RouteRequest, route: StakingRouteName) => {
     const { flags, ignoredParams } = readFlags(req, STAKING_FAMILY.routes[route], STAKING_FAMILY.parameters, options, '');
-    return { ignoredParams, choice: relayChoiceOf(req, flags.useRcBlock === true, relay) };
+    return { flags, ignoredParams, choice: relayChoiceOf(req, flags.useRcBlock === true, relay) };
   };
   return {
     async progress(req) {
@@ -25,6 +26,21 @@ export function stakingHandlers(chain: ChainServices, options: ParamOptions, rel
       const relayReads = link ? () => link.relayServices().staking : undefined;
       const services = chain.forRequest(req.stats);
       return answerAtOrIncluded(req, choice, `staking-progress-${FORMAT_VERSION}`, ignoredParams, (at) => services.staking.progress(at, relayReads, NO_RELAY));
+    },
+    async poolsInfo(req) {
+      const { ignoredParams, choice } = checked(req, 'poolsInfo');
+      const services = chain.forRequest(req.stats);
+      return answerAtOrIncluded(req, choice, `pools-info-${FORMAT_VERSION}`, ignoredParams, (at) => services.staking.poolsInfo(at));
+    },
+    async pool(req) {
+      const text = typeof req.params.poolId === 'string' ? req.params.poolId : '';
+      const poolId = Number(text);
+      if (!isUInt(poolId)) throw badRequest('`poolId` path param is not a number');
+      const { flags, ignoredParams, choice } = checked(req, 'pool');
+      const withMetadata = flags.metadata === true;
+      const services = chain.forRequest(req.stats);
+      const tag = `pool-${poolId}-${withMetadata}-${FORMAT_VERSION}`;
+      return answerAtOrIncluded(req, choice, tag, ignoredParams, (at) => services.staking.pool(at, poolId, withMetadata));
     },
     async validators(req) {
       const { ignoredParams, choice } = checked(req, 'validators');

@@ -4,7 +4,7 @@ import { anyJson, closed, decimal, perRelayBlock, ref } from '../../http/schemas
 import { MAX_STAKING_ENTRIES } from '../../services/staking/stakingReads';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
 
-export type StakingQueryName = 'at' | 'useRcBlock' | 'useRcBlockFormat';
+export type StakingQueryName = 'at' | 'useRcBlock' | 'useRcBlockFormat' | 'metadata';
 
 const ERRORS =
   'A malformed `at` or flag, a height beyond the head, a runtime without the Staking pallet at that block, a known bad staking block, ' +
@@ -32,6 +32,25 @@ export const STAKING_ROUTES = {
     cacheable: true,
     errors: { 400: ERRORS, 404: 'No block with that hash' },
   },
+  poolsInfo: {
+    path: '/pallets/nomination-pools/info',
+    summary: "The nomination pools' counters (pools, members, metadata ...), the last pool id and the pallet's bounds, at a block",
+    query: QUERY,
+    response: 'NominationPoolsInfo',
+    cacheable: true,
+    errors: { 400: 'A malformed `at` or flag, a height beyond the head, a runtime without the NominationPools pallet', 404: 'No block with that hash' },
+  },
+  pool: {
+    path: '/pallets/nomination-pools/:poolId',
+    summary: "A nomination pool's bonded and reward parts at a block (null for an id no pool has), and with metadata=true its metadata",
+    query: [...QUERY, 'metadata'],
+    response: 'NominationPool',
+    cacheable: true,
+    errors: {
+      400: 'A `poolId` that is not a whole number, a malformed `at` or flag, a height beyond the head, a runtime without the NominationPools pallet',
+      404: 'No block with that hash',
+    },
+  },
 } as const satisfies Record<string, RouteSpec<StakingQueryName>>;
 
 export type StakingRouteName = keyof typeof STAKING_ROUTES;
@@ -45,6 +64,8 @@ const validator = closed(
   },
   ['address', 'status'],
 );
+
+const orNullDecimal = { type: ['string', 'null'], pattern: '^[0-9]+$', description: 'Null where the pallet sets no bound' };
 
 const PROGRESS_FIELDS = {
   at: ref('At'),
@@ -73,10 +94,36 @@ export const STAKING_FAMILY: RouteFamily<StakingRouteName, StakingQueryName> = {
       pattern: '^(array|object)$',
       description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
     },
+    metadata: { type: 'boolean', default: false, description: "Add the pool's metadata (hex), read at the block" },
   } satisfies Record<StakingQueryName, QueryParameter>,
-  pathParameters: {},
+  pathParameters: { poolId: { description: 'The pool id, a whole number', schema: { type: 'string', pattern: '^[0-9]+$' } } },
   schemas: {
     At: AT_SCHEMA,
+    ...perRelayBlock(
+      'NominationPoolsInfo',
+      {
+        at: ref('At'),
+        ...Object.fromEntries(
+          ['counterForBondedPools', 'counterForMetadata', 'counterForPoolMembers', 'counterForReversePoolIdLookup', 'counterForRewardPools'].map((name) => [
+            name,
+            decimal,
+          ]),
+        ),
+        counterForSubPoolsStorage: decimal,
+        lastPoolId: decimal,
+        maxPoolMembers: orNullDecimal,
+        maxPoolMembersPerPool: orNullDecimal,
+        maxPools: orNullDecimal,
+        minCreateBond: decimal,
+        minJoinBond: decimal,
+      },
+      ['at', 'lastPoolId'],
+    ),
+    ...perRelayBlock(
+      'NominationPool',
+      { at: ref('At'), bondedPool: anyJson, rewardPool: anyJson, metadata: { type: 'string', description: 'With metadata=true' } },
+      ['at', 'bondedPool', 'rewardPool'],
+    ),
     ...perRelayBlock('StakingProgress', PROGRESS_FIELDS, ['at', 'activeEra', 'forceEra', 'nextSessionEstimate', 'unappliedSlashes', 'validatorSet']),
     ...perRelayBlock(
       'StakingValidators',

@@ -19,9 +19,10 @@ import { wave } from '../../rpc/requestStats';
 import type { AtBlock, ReadAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { AnswerAt } from '../runtime/runtimeReads';
+import { readKeysAt } from '../keysAtBlock';
 import type { RuntimeRegistry } from '../runtimes';
 import { listKeys, readKeys } from '../storageBatch';
-import { keyPartOf, readValue, storageItemOf } from '../storageLayout';
+import { keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
 import { constantOf, readValuesAt, type ItemName } from '../storageValues';
 import { ASSET_HUB_BABE, badStakingBlock } from './babeFacts';
 
@@ -29,6 +30,23 @@ import { ASSET_HUB_BABE, badStakingBlock } from './babeFacts';
 export const MAX_STAKING_ENTRIES = 10_000;
 
 const NO_STAKING = 'Staking pallet not found for queried runtime';
+const NO_POOLS = 'The runtime does not include the NominationPools pallet at this block.';
+
+/** What /pallets/nomination-pools/info answers, in sidecar's order: each the pallet's item of that name. */
+const POOL_INFO_FIELDS = [
+  'counterForBondedPools',
+  'counterForMetadata',
+  'counterForPoolMembers',
+  'counterForReversePoolIdLookup',
+  'counterForRewardPools',
+  'counterForSubPoolsStorage',
+  'lastPoolId',
+  'maxPoolMembers',
+  'maxPoolMembersPerPool',
+  'maxPools',
+  'minCreateBond',
+  'minJoinBond',
+] as const;
 
 /** The relay chain's side of an Asset Hub's staking progress, read at the relay's finalized head. */
 export interface RelayStakingFacts {
@@ -215,6 +233,48 @@ export class StakingReads {
       validators: [...validators, ...toBeChilled],
       validatorsToBeChilled: toBeChilled,
     });
+  }
+
+  /** The nomination pools' counters and bounds. */
+  async poolsInfo(at: AtBlock): Promise<AnswerAt> {
+    const block = await this.ids.at(at);
+    const { read, values } = await readValuesAt(
+      this.node,
+      this.cache,
+      this.runtimes,
+      block,
+      POOL_INFO_FIELDS.map((field) => ['NominationPools', field.charAt(0).toUpperCase() + field.slice(1)] as const),
+    );
+    if (values.every((value) => value === undefined)) throw badRequest(NO_POOLS);
+    const body: Record<string, unknown> = { at: { hash: read.hash, height: String(read.number) } };
+    POOL_INFO_FIELDS.forEach((field, i) => {
+      body[field] = values[i] ?? null;
+    });
+    return answer(read, body);
+  }
+
+  /** One pool's bonded and reward parts (null where there is no such pool), and with `withMetadata` its metadata. */
+  async pool(at: AtBlock, poolId: number, withMetadata: boolean): Promise<AnswerAt> {
+    const block = await this.ids.at(at);
+    const items = ['BondedPools', 'RewardPools', ...(withMetadata ? ['Metadata'] : [])];
+    const keysFor = ({ registry }: { registry: TypeRegistry }) =>
+      items.map((item) => {
+        const map = storageItemOf(registry, 'NominationPools', item);
+        if (!map) throw badRequest(NO_POOLS);
+        let id: Uint8Array;
+        try {
+          id = registry.createType(map.keyTypes[0] ?? 'u32', poolId).toU8a();
+        } catch {
+          throw badRequest(`Pool id ${poolId} is not a pool id of this chain.`);
+        }
+        return keyOf(map, [id]);
+      });
+    const { read, runtime, values } = await readKeysAt(this.node, this.cache, this.runtimes, block, keysFor);
+    const valueOf = (i: number) =>
+      readValue(runtime.registry, storageItemOf(runtime.registry, 'NominationPools', items[i] ?? '') as StorageMap, values[i] ?? null);
+    const body: Record<string, unknown> = { at: { hash: read.hash, height: String(read.number) }, bondedPool: valueOf(0), rewardPool: valueOf(1) };
+    if (withMetadata) body.metadata = valueOf(2)?.toString() ?? '';
+    return answer(read, body);
   }
 
   /** Each slash not yet applied, with its era (the map's first key part). */
