@@ -270,10 +270,10 @@ export class StakingReads {
         return keyOf(map, [id]);
       });
     const { read, runtime, values } = await readKeysAt(this.node, this.cache, this.runtimes, block, keysFor);
-    const valueOf = (i: number) =>
+    const stored = (i: number) =>
       readValue(runtime.registry, storageItemOf(runtime.registry, 'NominationPools', items[i] ?? '') as StorageMap, values[i] ?? null);
-    const body: Record<string, unknown> = { at: { hash: read.hash, height: String(read.number) }, bondedPool: valueOf(0), rewardPool: valueOf(1) };
-    if (withMetadata) body.metadata = valueOf(2)?.toString() ?? '';
+    const body: Record<string, unknown> = { at: { hash: read.hash, height: String(read.number) }, bondedPool: stored(0), rewardPool: stored(1) };
+    if (withMetadata) body.metadata = stored(2)?.toString() ?? '';
     return answer(read, body);
   }
 
