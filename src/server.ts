@@ -10,6 +10,8 @@ import { accountsHandlers } from './controllers/accounts/handlers';
 import { ACCOUNTS_FAMILY } from './controllers/accounts/routes';
 import { palletAssetsHandlers } from './controllers/palletAssets/handlers';
 import { PALLET_ASSETS_FAMILY } from './controllers/palletAssets/routes';
+import { ahmHandlers } from './controllers/ahm/handlers';
+import { AHM_FAMILY } from './controllers/ahm/routes';
 import { stakingHandlers } from './controllers/staking/handlers';
 import { STAKING_FAMILY } from './controllers/staking/routes';
 import { unservedHandlers } from './controllers/unserved/handlers';
@@ -161,6 +163,7 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
   routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, STAKING_FAMILY, () => stakingHandlers(servicesOf(), params, blocks.relay));
+  routes.add(mount, AHM_FAMILY, () => ahmHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, UNSERVED_FAMILY, unservedHandlers);
 }
 

@@ -119,6 +119,15 @@ describe('/pallets/nomination-pools', () => {
   });
 });
 
+describe('/ahm-info', () => {
+  it('answers as sidecar 20 on the Asset Hub and on its relay chain, from the table of known migrations', async () => {
+    const ours = (await compare('/ahm-info')) as { relay: { startBlock: string }; assetHub: { endBlock: string } };
+    expect(ours).toEqual({ relay: { startBlock: '26041702', endBlock: '26071771' }, assetHub: { startBlock: '11716733', endBlock: '11736597' } });
+    expect((await getJson(`${fastcar.url}/rc/ahm-info`)).body).toEqual((await getJson(`${relaySidecar.url}/ahm-info`)).body);
+    expect((await getJson(`${alone.url}/ahm-info`)).body).toEqual(ours);
+  });
+});
+
 describe('sessionOfEpoch', () => {
   it('trails epochs by the offset of the last skip at or before the epoch', () => {
     expect(sessionOfEpoch(10n, [])).toBe(10n);

@@ -8,6 +8,7 @@ import { badRequest } from '../errors';
 import { buildOpenApi } from '../http/openapi';
 import type { RouteFamily } from '../http/routes';
 import { ACCOUNTS_FAMILY } from './accounts/routes';
+import { AHM_FAMILY } from './ahm/routes';
 import { BLOCKS_FAMILY } from './blocks/routes';
 import { FOLLOW_FAMILY } from './follow/routes';
 import { NODE_FAMILY } from './node/routes';
@@ -25,6 +26,7 @@ export const RELAY_FAMILIES: readonly RouteFamily[] = [
   TRANSACTION_FAMILY,
   ACCOUNTS_FAMILY,
   STAKING_FAMILY,
+  AHM_FAMILY,
   UNSERVED_FAMILY,
 ];
 
@@ -50,6 +52,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
     NODE_FAMILY,
     ACCOUNTS_FAMILY,
     PALLET_ASSETS_FAMILY,
+    STAKING_FAMILY,
+    AHM_FAMILY,
     UNSERVED_FAMILY,
   ]);
 }

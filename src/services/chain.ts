@@ -11,6 +11,7 @@ import { AccountAssets } from './accounts/assetBalances';
 import { AccountBalances } from './accounts/balanceInfo';
 import { AccountProxies } from './accounts/proxyInfo';
 import { AccountVesting } from './accounts/vestingInfo';
+import { AhmInfo } from './ahm/ahmInfo';
 import { PalletAssets } from './palletAssets/palletAssets';
 import { StakingReads } from './staking/stakingReads';
 import { BlockIds } from './blockIds';
@@ -48,6 +49,7 @@ export interface ChainServices {
   /** The chain's assets themselves: details, metadata, foreign assets, asset-conversion pools. */
   palletAssets: PalletAssets;
   staking: StakingReads;
+  ahm: AhmInfo;
   feeEstimates: FeeEstimates;
   metadataBlobs: MetadataBlobs;
   submitter: TransactionSubmitter;
@@ -87,6 +89,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       proxies: new AccountProxies(rpc, ids, cache, runtimes),
       palletAssets: new PalletAssets(rpc, ids, cache, runtimes),
       staking: new StakingReads(rpc, ids, cache, runtimes),
+      ahm: new AhmInfo(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
       metadataBlobs: new MetadataBlobs(rpc, ids, cache, runtimes, metadata, metadataProofs, metadataTrees),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),

@@ -4,31 +4,13 @@
 // before it, a relay chain's schedules run on its own block numbers; after it, an
 // Asset Hub's run on the relay chain's, and a relay chain's are gone (nothing
 // claimable there). Inside the migration window nothing is claimable on either.
+import { ASSET_HUB_OF_RELAY, ASSET_HUBS, MIGRATIONS } from '../assetHubMigration';
 
 export interface Schedule {
   locked: bigint;
   perBlock: bigint;
   startingBlock: bigint;
 }
-
-/** Where the heights the migration started and ended at on each side, per Asset Hub (sidecar's table). */
-interface MigrationWindow {
-  assetHub: [number, number];
-  relay: [number, number];
-}
-
-const MIGRATIONS: Record<string, MigrationWindow> = {
-  westmint: { assetHub: [11716733, 11736597], relay: [26041702, 26071771] },
-  'asset-hub-paseo': { assetHub: [2593897, 2594172], relay: [7926930, 7927225] },
-  statemine: { assetHub: [11150168, 11151931], relay: [30423691, 30425590] },
-  statemint: { assetHub: [10254470, 10259208], relay: [28490502, 28495696] },
-};
-
-/** The Asset Hub each relay chain's vesting went to. */
-const ASSET_HUB_OF_RELAY: Record<string, string> = { polkadot: 'statemint', kusama: 'statemine', westend: 'westmint', paseo: 'asset-hub-paseo' };
-
-/** The spec names sidecar counts as Asset Hubs. */
-const ASSET_HUBS = new Set(['statemine', 'statemint', 'westmint', 'asset-hub-paseo', 'yet-another-parachain']);
 
 /**
  * How the vested amounts at a block are worked out:
