@@ -1,6 +1,7 @@
 // Where a read's answer comes from: the cache when it cannot change, a call in
 // flight already when an identical one is, else a node. What a node answers is
 // kept only when its method and block make it final and it has the right shape.
+// A read of "latest" state is answered at the tip the proxy follows (tipAnswers.ts).
 import { AnswerCache, resultText, type ResultText } from './answerCache';
 import { decide } from './cachePolicy';
 import { MergedCalls } from './mergedCalls';
@@ -8,6 +9,7 @@ import type { MethodPolicy } from './methods';
 import type { ProxyMetrics } from './proxyMetrics';
 import { judge } from './resultShapes';
 import type { Slots } from '../slots';
+import type { TipAnswers, TipCall } from './tipAnswers';
 import type { UpstreamPool } from './upstreams';
 
 export interface CallRouterLimits {
@@ -25,6 +27,7 @@ export class CallRouter {
     private readonly policy: MethodPolicy,
     private readonly limits: CallRouterLimits,
     private readonly metrics: ProxyMetrics,
+    private readonly tip?: TipAnswers,
   ) {
     this.cache = new AnswerCache(limits.cacheMaxBytes);
   }
@@ -35,6 +38,8 @@ export class CallRouter {
 
   /** The result of a read: from the cache, from a call in flight already, or from a node (counted against `caller`). */
   async answer(method: string, params: unknown[], signal: AbortSignal, caller: Slots): Promise<ResultText> {
+    const atTip = this.tip?.resolve(method, params);
+    if (atTip) return this.answerAtTip(method, atTip, signal, caller);
     const decision = decide(method, params);
     let cacheKey: string | undefined;
     let minFinalized: number | undefined;
@@ -76,6 +81,27 @@ export class CallRouter {
     };
     if (!mergeKey) return send(signal);
     const { promise, joined } = this.calls.run(mergeKey, send, signal);
+    if (joined) this.metrics.mergedCalls.inc();
+    return promise;
+  }
+
+  /** A read of "latest" state: kept for the tip, merged with identical ones, sent with the tip's hash to a node that has it. */
+  private answerAtTip(method: string, call: TipCall, signal: AbortSignal, caller: Slots): Promise<ResultText> {
+    const kept = this.tip!.get(call);
+    if (kept) {
+      this.metrics.cacheHits.inc();
+      return Promise.resolve(kept);
+    }
+    this.metrics.cacheMisses.inc();
+    const send = async (callSignal: AbortSignal): Promise<ResultText> => {
+      this.metrics.upstreamCalls.inc();
+      const verdictOf = (result: unknown) => judge(method, call.params, result);
+      const { result, verdict } = await this.pool.call(method, call.params, { retry: true, judge: verdictOf, signal: callSignal, caller, usable: call.usable });
+      const text = resultText(result);
+      if (verdict === 'cache' && text.bytes <= this.limits.maxAnswerBytes) this.tip!.keep(call, text);
+      return text;
+    };
+    const { promise, joined } = this.calls.run(call.key, send, signal);
     if (joined) this.metrics.mergedCalls.inc();
     return promise;
   }

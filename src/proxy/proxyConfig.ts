@@ -59,6 +59,8 @@ export interface ProxyConfig extends ProxyLimits {
   host: string;
   port: number;
   cacheMaxBytes: number;
+  /** Answers to reads of "latest" state kept for the tip the proxy follows; 0: such reads go to a node as they are. */
+  tipCacheMaxBytes: number;
   maxBodyBytes: number;
   maxConcurrentPerUpstream: number;
   /** Subscriptions one connection to a node holds before another connection is opened (a node allows 1024). */
@@ -118,6 +120,13 @@ const SETTINGS: Table<ProxyConfig> = {
   host: text(['PROXY_HOST'], '127.0.0.1', 'bind address'),
   port: count(['PROXY_PORT'], 9955, 'port of WebSocket and HTTP POST, /health and /metrics'),
   cacheMaxBytes: count(['PROXY_CACHE_MAX_BYTES'], 512 * 1024 * 1024, 'cache bound, counted as the memory its entries take'),
+  tipCacheMaxBytes: count(
+    ['PROXY_TIP_CACHE_MAX_BYTES'],
+    64 * 1024 * 1024,
+    'bound of the answers to reads of "latest" state kept for the best block, emptied when it moves',
+    {},
+    '0: such reads not kept',
+  ),
   maxConcurrentPerUpstream: count(['PROXY_MAX_CONCURRENT'], 256, 'calls in flight per upstream'),
   timeoutMs: count(['PROXY_TIMEOUT_MS'], 30_000, 'per call; past it the call gets -32091'),
   retries: count(['PROXY_RETRIES'], 2, 'a call that failed for its connection is sent again, to another upstream, this many times'),

@@ -29,15 +29,23 @@ import { ProxyFront } from './proxyFront';
 import { ProxyMetrics, type RefusedReason } from './proxyMetrics';
 import { Slots } from '../slots';
 import { SubscriptionHub } from './subscriptionHub';
+import { TipAnswers } from './tipAnswers';
+import { registerTipMetrics } from './tipMetrics';
+import { TipTracker } from './tipTracker';
 import { AbandonedCallError, NoUpstreamError, type UpstreamPool } from './upstreams';
 
 export interface ProxyOptions extends ProxyLimits {
   host: string;
   port: number;
   cacheMaxBytes: number;
+  /** Answers to reads of "latest" state kept for the tip; 0: such reads go to a node as they are. */
+  tipCacheMaxBytes?: number;
   maxBodyBytes: number;
   methods: MethodPolicyOptions;
 }
+
+/** Kept for the tip unless told otherwise. */
+const TIP_CACHE_DEFAULT_BYTES = 64 * 1024 * 1024;
 
 /** What is left of a batch's answer size limit. */
 interface Budget {
@@ -58,6 +66,8 @@ export class RpcProxy {
   private readonly hub: SubscriptionHub;
   private readonly sockets: OpenSockets;
   private readonly front: ProxyFront;
+  private readonly tracker: TipTracker;
+  private readonly tipAnswers: TipAnswers;
   private timers: NodeJS.Timeout[] = [];
 
   constructor(
@@ -79,7 +89,10 @@ export class RpcProxy {
       () => this.scheduler.group(),
       () => new Slots(options.maxInFlightPerClient),
     );
-    this.router = new CallRouter(pool, this.policy, options, this.metrics);
+    this.tracker = new TipTracker(pool, logger);
+    this.tipAnswers = new TipAnswers(this.tracker, options.tipCacheMaxBytes ?? TIP_CACHE_DEFAULT_BYTES);
+    registerTipMetrics(this.metrics.registry, this.tracker, this.tipAnswers);
+    this.router = new CallRouter(pool, this.policy, options, this.metrics, this.tipAnswers);
     this.hub = new SubscriptionHub(pool, this.book, options, this.metrics);
     this.sockets = new OpenSockets(options, this.metrics);
     this.front = new ProxyFront(
@@ -91,6 +104,7 @@ export class RpcProxy {
 
   async listen(): Promise<string> {
     const { pingIntervalMs, sendTimeoutMs, idleTimeoutMs } = this.options;
+    this.tracker.start();
     this.every(pingIntervalMs, () => this.sockets.heartbeat());
     this.every(Math.max(100, Math.min(1000, sendTimeoutMs / 4, idleTimeoutMs / 4)), () => {
       this.sockets.sweep();
@@ -110,6 +124,7 @@ export class RpcProxy {
     for (const timer of this.timers) clearInterval(timer);
     await this.front.close();
     await this.router.drain();
+    await this.tracker.close();
     await this.pool.close();
   }
 

@@ -313,6 +313,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The client's own cap on calls at the nodes. */
   caller?: Slots;
+  /** Only upstreams it accepts may answer (a call at the tip: those that have announced that block). */
+  usable?: (upstream: Upstream) => boolean;
 }
 
 export class UpstreamPool {
@@ -366,7 +368,7 @@ export class UpstreamPool {
     const tried = new Set<Upstream>();
     let lastError: Error = new NoUpstreamError('no node is available');
     for (let attempt = 0; attempt <= (options.retry ? this.options.retries : 0); attempt++) {
-      const upstream = this.pick(tried, options.minFinalized ?? -1);
+      const upstream = this.pick(tried, options.minFinalized ?? -1, options.usable);
       if (!upstream) break;
       tried.add(upstream);
       try {
