@@ -19,7 +19,7 @@ export interface CallRouterLimits {
 }
 
 export class CallRouter {
-  private readonly cache: AnswerCache;
+  private cache: AnswerCache;
   private readonly calls = new MergedCalls<ResultText>();
 
   constructor(
@@ -34,6 +34,11 @@ export class CallRouter {
 
   get cacheBytes(): number {
     return this.cache.bytes;
+  }
+
+  /** A new bound for the cache (a reload): the most recently used entries stay. */
+  resizeCache(maxBytes: number): void {
+    if (maxBytes !== this.cache.maxBytes) this.cache = this.cache.resized(maxBytes);
   }
 
   /** The result of a read: from the cache, from a call in flight already, or from a node (counted against `caller`). */
