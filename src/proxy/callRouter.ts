@@ -7,10 +7,10 @@ import { decide } from './cachePolicy';
 import { MergedCalls } from './mergedCalls';
 import type { MethodPolicy } from './methods';
 import type { ProxyMetrics } from './proxyMetrics';
-import { judge } from './resultShapes';
+import { judge, type Verdict } from './resultShapes';
 import type { Slots } from '../slots';
 import type { TipAnswers, TipCall } from './tipAnswers';
-import type { UpstreamPool } from './upstreams';
+import { NoUpstreamError, type UpstreamPool } from './upstreams';
 
 export interface CallRouterLimits {
   cacheMaxBytes: number;
@@ -44,7 +44,7 @@ export class CallRouter {
   /** The result of a read: from the cache, from a call in flight already, or from a node (counted against `caller`). */
   async answer(method: string, params: unknown[], signal: AbortSignal, caller: Slots): Promise<ResultText> {
     const atTip = this.tip?.resolve(method, params);
-    if (atTip) return this.answerAtTip(method, atTip, signal, caller);
+    if (atTip) return this.answerAtTip(method, params, atTip, signal, caller);
     const decision = decide(method, params);
     let cacheKey: string | undefined;
     let minFinalized: number | undefined;
@@ -91,7 +91,7 @@ export class CallRouter {
   }
 
   /** A read of "latest" state: kept for the tip, merged with identical ones, sent with the tip's hash to a node that has it. */
-  private answerAtTip(method: string, call: TipCall, signal: AbortSignal, caller: Slots): Promise<ResultText> {
+  private answerAtTip(method: string, asked: unknown[], call: TipCall, signal: AbortSignal, caller: Slots): Promise<ResultText> {
     const kept = this.tip!.get(call);
     if (kept) {
       this.metrics.cacheHits.inc();
@@ -101,7 +101,16 @@ export class CallRouter {
     const send = async (callSignal: AbortSignal): Promise<ResultText> => {
       this.metrics.upstreamCalls.inc();
       const verdictOf = (result: unknown) => judge(method, call.params, result);
-      const { result, verdict } = await this.pool.call(method, call.params, { retry: true, judge: verdictOf, signal: callSignal, caller, usable: call.usable });
+      let answered: { result: unknown; verdict: Verdict };
+      try {
+        answered = await this.pool.call(method, call.params, { retry: true, judge: verdictOf, signal: callSignal, caller, usable: call.usable });
+      } catch (error) {
+        if (!(error instanceof NoUpstreamError)) throw error;
+        // The nodes that have the tip failed: another node answers "latest" as it sees it, not kept.
+        const { result } = await this.pool.call(method, asked, { retry: true, judge: () => 'serve', signal: callSignal, caller });
+        return resultText(result);
+      }
+      const { result, verdict } = answered;
       const text = resultText(result);
       if (verdict === 'cache' && text.bytes <= this.limits.maxAnswerBytes) this.tip!.keep(call, text);
       return text;
