@@ -173,10 +173,16 @@ export async function startRedis(): Promise<Peer & { port: number }> {
 }
 
 /** The caching JSON-RPC proxy in a process of its own (from source), as an operator runs it. */
-export async function startProxyProcess(upstreams: string[], env: Record<string, string> = {}): Promise<Peer & { port: number; child: ChildProcess }> {
+/** The proxy in a process of its own; with no `upstreams` they come from its `args` (`--config FILE`). */
+export async function startProxyProcess(
+  upstreams: string[],
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<Peer & { port: number; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'proxy'], {
-    env: { ...process.env, PROXY_UPSTREAMS: upstreams.join(','), PROXY_PORT: String(port), PROXY_LOG_LEVEL: 'silent', ...env },
+  const named = upstreams.length > 0 ? { PROXY_UPSTREAMS: upstreams.join(',') } : {};
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'proxy', ...args], {
+    env: { ...process.env, ...named, PROXY_PORT: String(port), PROXY_LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -95,8 +95,10 @@ async function main(): Promise<void> {
     const { loadProxyConfig } = await import('./proxy/proxyConfig');
     const { startProxy } = await import('./proxy/startProxy');
     const proxyConfig = loadProxyConfig(process.argv.slice(3));
-    const { proxy, address } = await startProxy(proxyConfig, createLogger(proxyConfig.logLevel));
+    const { proxy, address, reloader } = await startProxy(proxyConfig, createLogger(proxyConfig.logLevel));
     onSignal(() => proxy.close());
+    // A reload: the config file and the environment read again (src/proxy/reload.ts).
+    process.on('SIGHUP', () => void reloader.reload(() => loadProxyConfig(process.argv.slice(3))));
     process.stdout.write(`fastcar proxy ready: ws://${address} and http://${address} (upstreams ${proxyConfig.upstreams.map(urlForLogs).join(', ')})\n`);
     return;
   }

@@ -33,8 +33,19 @@ export function entryCost(key: string, value: ResultText): number {
 export class AnswerCache {
   private readonly entries: LRUCache<string, ResultText>;
 
-  constructor(maxBytes: number) {
+  constructor(readonly maxBytes: number) {
     this.entries = new LRUCache<string, ResultText>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (value, key) => entryCost(key, value) });
+  }
+
+  /** A cache with another bound holding these entries, the most recently used first to stay when it is smaller. */
+  resized(maxBytes: number): AnswerCache {
+    const next = new AnswerCache(maxBytes);
+    if (maxBytes > 0) for (const [key, value] of this.entries.rentries() as Iterable<[string, ResultText]>) next.set(key, value);
+    return next;
+  }
+
+  clear(): void {
+    this.entries.clear();
   }
 
   get(key: string): ResultText | undefined {

@@ -31,6 +31,11 @@ const NEVER_MERGE = /^(author_|dev_|system_(addReservedPeer|removeReservedPeer|a
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 
+/** Where `method` takes the hash of the block it reads at, if it takes one. */
+export function atHashPosition(method: string): number | undefined {
+  return Object.hasOwn(AT_HASH, method) ? AT_HASH[method] : undefined;
+}
+
 export type CacheDecision =
   | { kind: 'immutable'; key: string }
   | { kind: 'finalizedNumber'; key: string; number: number }

@@ -1,14 +1,16 @@
 // Where a read's answer comes from: the cache when it cannot change, a call in
 // flight already when an identical one is, else a node. What a node answers is
 // kept only when its method and block make it final and it has the right shape.
+// A read of "latest" state is answered at the tip the proxy follows (tipAnswers.ts).
 import { AnswerCache, resultText, type ResultText } from './answerCache';
 import { decide } from './cachePolicy';
 import { MergedCalls } from './mergedCalls';
 import type { MethodPolicy } from './methods';
 import type { ProxyMetrics } from './proxyMetrics';
-import { judge } from './resultShapes';
+import { judge, type Verdict } from './resultShapes';
 import type { Slots } from '../slots';
-import type { UpstreamPool } from './upstreams';
+import type { TipAnswers, TipCall } from './tipAnswers';
+import { NoUpstreamError, type UpstreamPool } from './upstreams';
 
 export interface CallRouterLimits {
   cacheMaxBytes: number;
@@ -17,7 +19,7 @@ export interface CallRouterLimits {
 }
 
 export class CallRouter {
-  private readonly cache: AnswerCache;
+  private cache: AnswerCache;
   private readonly calls = new MergedCalls<ResultText>();
 
   constructor(
@@ -25,6 +27,7 @@ export class CallRouter {
     private readonly policy: MethodPolicy,
     private readonly limits: CallRouterLimits,
     private readonly metrics: ProxyMetrics,
+    private readonly tip?: TipAnswers,
   ) {
     this.cache = new AnswerCache(limits.cacheMaxBytes);
   }
@@ -33,8 +36,15 @@ export class CallRouter {
     return this.cache.bytes;
   }
 
+  /** A new bound for the cache (a reload): the most recently used entries stay. */
+  resizeCache(maxBytes: number): void {
+    if (maxBytes !== this.cache.maxBytes) this.cache = this.cache.resized(maxBytes);
+  }
+
   /** The result of a read: from the cache, from a call in flight already, or from a node (counted against `caller`). */
   async answer(method: string, params: unknown[], signal: AbortSignal, caller: Slots): Promise<ResultText> {
+    const atTip = this.tip?.resolve(method, params);
+    if (atTip) return this.answerAtTip(method, params, atTip, signal, caller);
     const decision = decide(method, params);
     let cacheKey: string | undefined;
     let minFinalized: number | undefined;
@@ -76,6 +86,36 @@ export class CallRouter {
     };
     if (!mergeKey) return send(signal);
     const { promise, joined } = this.calls.run(mergeKey, send, signal);
+    if (joined) this.metrics.mergedCalls.inc();
+    return promise;
+  }
+
+  /** A read of "latest" state: kept for the tip, merged with identical ones, sent with the tip's hash to a node that has it. */
+  private answerAtTip(method: string, asked: unknown[], call: TipCall, signal: AbortSignal, caller: Slots): Promise<ResultText> {
+    const kept = this.tip!.get(call);
+    if (kept) {
+      this.metrics.cacheHits.inc();
+      return Promise.resolve(kept);
+    }
+    this.metrics.cacheMisses.inc();
+    const send = async (callSignal: AbortSignal): Promise<ResultText> => {
+      this.metrics.upstreamCalls.inc();
+      const verdictOf = (result: unknown) => judge(method, call.params, result);
+      let answered: { result: unknown; verdict: Verdict };
+      try {
+        answered = await this.pool.call(method, call.params, { retry: true, judge: verdictOf, signal: callSignal, caller, usable: call.usable });
+      } catch (error) {
+        if (!(error instanceof NoUpstreamError)) throw error;
+        // The nodes that have the tip failed: another node answers "latest" as it sees it, not kept.
+        const { result } = await this.pool.call(method, asked, { retry: true, judge: () => 'serve', signal: callSignal, caller });
+        return resultText(result);
+      }
+      const { result, verdict } = answered;
+      const text = resultText(result);
+      if (verdict === 'cache' && text.bytes <= this.limits.maxAnswerBytes) this.tip!.keep(call, text);
+      return text;
+    };
+    const { promise, joined } = this.calls.run(call.key, send, signal);
     if (joined) this.metrics.mergedCalls.inc();
     return promise;
   }

@@ -87,11 +87,16 @@ function matcher(patterns: string[]): (method: string) => boolean {
 }
 
 export class MethodPolicy {
-  private readonly allowed: (method: string) => boolean;
-  private readonly denied: (method: string) => boolean;
+  private allowed: (method: string) => boolean = () => false;
+  private denied: (method: string) => boolean = () => false;
   private readonly defaults = new Set([...SAFE_CALLS, ...SUBSCRIPTIONS.keys(), ...UNSUBSCRIBE]);
 
   constructor(options: MethodPolicyOptions = {}) {
+    this.update(options);
+  }
+
+  /** New lists of allowed and refused methods (a reload), for every call from now on. */
+  update(options: MethodPolicyOptions): void {
     this.allowed = matcher(options.allow ?? []);
     this.denied = matcher(options.deny ?? []);
   }

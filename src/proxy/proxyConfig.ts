@@ -59,6 +59,10 @@ export interface ProxyConfig extends ProxyLimits {
   host: string;
   port: number;
   cacheMaxBytes: number;
+  /** Answers to reads of "latest" state kept for the tip the proxy follows; 0: such reads go to a node as they are. */
+  tipCacheMaxBytes: number;
+  /** An upstream a reload removed is closed once its calls and subscriptions are done, or after this. */
+  drainTimeoutMs: number;
   maxBodyBytes: number;
   maxConcurrentPerUpstream: number;
   /** Subscriptions one connection to a node holds before another connection is opened (a node allows 1024). */
@@ -118,6 +122,14 @@ const SETTINGS: Table<ProxyConfig> = {
   host: text(['PROXY_HOST'], '127.0.0.1', 'bind address'),
   port: count(['PROXY_PORT'], 9955, 'port of WebSocket and HTTP POST, /health and /metrics'),
   cacheMaxBytes: count(['PROXY_CACHE_MAX_BYTES'], 512 * 1024 * 1024, 'cache bound, counted as the memory its entries take'),
+  tipCacheMaxBytes: count(
+    ['PROXY_TIP_CACHE_MAX_BYTES'],
+    64 * 1024 * 1024,
+    'bound of the answers to reads of "latest" state kept for the best block, emptied when it moves',
+    {},
+    '0: such reads not kept',
+  ),
+  drainTimeoutMs: count(['PROXY_DRAIN_TIMEOUT_MS'], 60_000, 'an upstream a reload removed is closed when its calls are done, or after this'),
   maxConcurrentPerUpstream: count(['PROXY_MAX_CONCURRENT'], 256, 'calls in flight per upstream'),
   timeoutMs: count(['PROXY_TIMEOUT_MS'], 30_000, 'per call; past it the call gets -32091'),
   retries: count(['PROXY_RETRIES'], 2, 'a call that failed for its connection is sent again, to another upstream, this many times'),
@@ -189,18 +201,42 @@ export const PROXY_VARIABLES: readonly string[] = variablesOf(SETTINGS);
 /** The proxy's lines of `--help` (src/config.ts prints them after fastcar's). */
 export const PROXY_HELP = helpOf(SETTINGS);
 
+/** The config file's values held to their defaults' types: a misspelt key or a number in quotes is refused, not left unused. */
+function checkFileValues(file: unknown, path: string, defaults: ProxyConfig): asserts file is Partial<ProxyConfig> {
+  if (typeof file !== 'object' || file === null || Array.isArray(file)) throw new ConfigError(`proxy config ${path} must be a JSON object`);
+  for (const [key, value] of Object.entries(file)) {
+    if (!Object.hasOwn(defaults, key)) throw new ConfigError(`proxy config ${path}: unknown setting ${key.slice(0, 64)}`);
+    const fallback = defaults[key as keyof ProxyConfig];
+    const fits = Array.isArray(fallback)
+      ? Array.isArray(value)
+      : typeof fallback === 'number'
+        ? Number.isSafeInteger(value) && (value as number) >= 0
+        : typeof value === typeof fallback;
+    if (!fits)
+      throw new ConfigError(
+        `proxy config ${path}: ${key} must be ${Array.isArray(fallback) ? 'a list' : typeof fallback === 'number' ? 'a whole number' : `a ${typeof fallback}`}`,
+      );
+  }
+}
+
 export function loadProxyConfig(argv: string[], env: Env = process.env): ProxyConfig {
   const base = defaultsOf(SETTINGS);
-  const fileIndex = argv.indexOf('--config');
-  if (fileIndex >= 0) {
-    const path = argv[fileIndex + 1];
-    let file: Partial<ProxyConfig>;
+  const path = configPath(argv);
+  if (path !== undefined) {
+    let file: unknown;
     try {
-      file = JSON.parse(readFileSync(path, 'utf8')) as Partial<ProxyConfig>;
+      file = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
       throw new ConfigError(`proxy config ${path} cannot be read as JSON: ${(error as Error).message}`);
     }
+    checkFileValues(file, path, base);
     Object.assign(base, file);
   }
   return readTable(SETTINGS, env, base);
+}
+
+/** The file named by `--config`, if any. */
+export function configPath(argv: string[]): string | undefined {
+  const at = argv.indexOf('--config');
+  return at >= 0 ? argv[at + 1] : undefined;
 }

@@ -63,6 +63,7 @@ export class ProxyMetrics {
         labelNames: ['upstream'],
         registers: [registry],
         collect() {
+          this.reset(); // an upstream a reload removed is no longer shown
           for (const upstream of pool.upstreams) this.set({ upstream: urlForLogs(upstream.url) }, read(upstream));
         },
       });

@@ -17,9 +17,9 @@ import { NodeTimeoutError, RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
 import { resultText, type ResultText } from './answerCache';
 import { CallRouter } from './callRouter';
-import { ClientBook } from './clientBook';
+import { ClientBook, type ClientLimits } from './clientBook';
 import type { Connection } from './connection';
-import { FairScheduler, LaneClosedError } from './fairScheduler';
+import { FairScheduler, LaneClosedError, type FairSchedulerOptions } from './fairScheduler';
 import { failure, parseMessage, readCall, type RpcCall, type RpcId, type RpcResponse } from './jsonRpc';
 import { MethodPolicy, type MethodPolicyOptions } from './methods';
 import { OpenSockets } from './openSockets';
@@ -29,15 +29,23 @@ import { ProxyFront } from './proxyFront';
 import { ProxyMetrics, type RefusedReason } from './proxyMetrics';
 import { Slots } from '../slots';
 import { SubscriptionHub } from './subscriptionHub';
+import { TipAnswers } from './tipAnswers';
+import { registerTipMetrics } from './tipMetrics';
+import { TipTracker } from './tipTracker';
 import { AbandonedCallError, NoUpstreamError, type UpstreamPool } from './upstreams';
 
 export interface ProxyOptions extends ProxyLimits {
   host: string;
   port: number;
   cacheMaxBytes: number;
+  /** Answers to reads of "latest" state kept for the tip; 0: such reads go to a node as they are. */
+  tipCacheMaxBytes?: number;
   maxBodyBytes: number;
   methods: MethodPolicyOptions;
 }
+
+/** Kept for the tip unless told otherwise. */
+const TIP_CACHE_DEFAULT_BYTES = 64 * 1024 * 1024;
 
 /** What is left of a batch's answer size limit. */
 interface Budget {
@@ -58,6 +66,11 @@ export class RpcProxy {
   private readonly hub: SubscriptionHub;
   private readonly sockets: OpenSockets;
   private readonly front: ProxyFront;
+  private readonly tracker: TipTracker;
+  private readonly tipAnswers: TipAnswers;
+  /** Held to be changed by a reload: the scheduler and the client book read them on every call. */
+  private readonly schedulerOptions: FairSchedulerOptions;
+  private readonly clientLimits: ClientLimits;
   private timers: NodeJS.Timeout[] = [];
 
   constructor(
@@ -67,19 +80,24 @@ export class RpcProxy {
   ) {
     this.metrics = new ProxyMetrics(pool, { cacheBytes: () => this.router.cacheBytes, unsentBytes: () => this.sockets.unsentBytes });
     this.policy = new MethodPolicy(options.methods);
-    this.scheduler = new FairScheduler({ perLane: options.maxInFlightPerConnection, perGroup: options.maxInFlightPerClient, perTurn: PER_TURN });
+    this.schedulerOptions = { perLane: options.maxInFlightPerConnection, perGroup: options.maxInFlightPerClient, perTurn: PER_TURN };
+    this.scheduler = new FairScheduler(this.schedulerOptions);
+    this.clientLimits = {
+      maxConnectionsPerClient: options.maxConnectionsPerClient,
+      // An address's HTTP requests in progress are held to what one WebSocket may have waiting.
+      maxRequestsPerClient: options.maxQueuedPerConnection,
+      maxSubscriptionsPerClient: options.maxSubscriptionsPerClient,
+      requestsAreConnections: options.trustedProxies > 0,
+    };
     this.book = new ClientBook(
-      {
-        maxConnectionsPerClient: options.maxConnectionsPerClient,
-        // An address's HTTP requests in progress are held to what one WebSocket may have waiting.
-        maxRequestsPerClient: options.maxQueuedPerConnection,
-        maxSubscriptionsPerClient: options.maxSubscriptionsPerClient,
-        requestsAreConnections: options.trustedProxies > 0,
-      },
+      this.clientLimits,
       () => this.scheduler.group(),
-      () => new Slots(options.maxInFlightPerClient),
+      () => new Slots(this.options.maxInFlightPerClient),
     );
-    this.router = new CallRouter(pool, this.policy, options, this.metrics);
+    this.tracker = new TipTracker(pool, logger);
+    this.tipAnswers = new TipAnswers(this.tracker, options.tipCacheMaxBytes ?? TIP_CACHE_DEFAULT_BYTES);
+    registerTipMetrics(this.metrics.registry, this.tracker, this.tipAnswers);
+    this.router = new CallRouter(pool, this.policy, options, this.metrics, this.tipAnswers);
     this.hub = new SubscriptionHub(pool, this.book, options, this.metrics);
     this.sockets = new OpenSockets(options, this.metrics);
     this.front = new ProxyFront(
@@ -91,6 +109,7 @@ export class RpcProxy {
 
   async listen(): Promise<string> {
     const { pingIntervalMs, sendTimeoutMs, idleTimeoutMs } = this.options;
+    this.tracker.start();
     this.every(pingIntervalMs, () => this.sockets.heartbeat());
     this.every(Math.max(100, Math.min(1000, sendTimeoutMs / 4, idleTimeoutMs / 4)), () => {
       this.sockets.sweep();
@@ -110,7 +129,27 @@ export class RpcProxy {
     for (const timer of this.timers) clearInterval(timer);
     await this.front.close();
     await this.router.drain();
+    await this.tracker.close();
     await this.pool.close();
+  }
+
+  /**
+   * A reload: `next`'s limits, method lists and cache bounds hold from the next call
+   * on (a client's cap on calls at the nodes from its next connection), and the tip
+   * is followed on the pool's upstreams as they are now. Settings read only at
+   * start are the caller's to keep as they were (reload.ts).
+   */
+  reconfigure(next: ProxyOptions): void {
+    Object.assign(this.options, next);
+    this.schedulerOptions.perLane = next.maxInFlightPerConnection;
+    this.schedulerOptions.perGroup = next.maxInFlightPerClient;
+    this.clientLimits.maxConnectionsPerClient = next.maxConnectionsPerClient;
+    this.clientLimits.maxRequestsPerClient = next.maxQueuedPerConnection;
+    this.clientLimits.maxSubscriptionsPerClient = next.maxSubscriptionsPerClient;
+    this.policy.update(next.methods);
+    this.router.resizeCache(next.cacheMaxBytes);
+    this.tipAnswers.resize(next.tipCacheMaxBytes ?? TIP_CACHE_DEFAULT_BYTES);
+    this.tracker.sync();
   }
 
   /** One JSON text in, one JSON text out (or nothing, when only notifications came). */

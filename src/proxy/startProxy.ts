@@ -1,10 +1,15 @@
 import { urlForLogs, type Logger } from '../logger';
 import type { ProxyConfig } from './proxyConfig';
 import { RpcProxy } from './proxyServer';
-import { UpstreamPool } from './upstreams';
+import { ProxyReloader } from './reload';
+import { UpstreamPool, type PoolOptions } from './upstreams';
 
-export async function startProxy(config: ProxyConfig, logger: Logger): Promise<{ proxy: RpcProxy; address: string; pool: UpstreamPool }> {
-  const pool = new UpstreamPool(config.upstreams, {
+export async function startProxy(
+  config: ProxyConfig,
+  logger: Logger,
+): Promise<{ proxy: RpcProxy; address: string; pool: UpstreamPool; reloader: ProxyReloader }> {
+  // One object, read by the pool and every upstream on each call: a reload changes it in place.
+  const poolOptions: PoolOptions = {
     maxConcurrent: config.maxConcurrentPerUpstream,
     maxSubscriptionsPerConnection: config.maxSubscriptionsPerUpstreamConnection,
     maxConnections: config.maxUpstreamConnections,
@@ -13,10 +18,11 @@ export async function startProxy(config: ProxyConfig, logger: Logger): Promise<{
     maxLagBlocks: config.maxLagBlocks,
     healthIntervalMs: config.healthIntervalMs,
     http: { maxBatch: config.httpMaxBatch, maxInFlight: config.httpMaxInFlight, ratePerSecond: config.httpRatePerSecond },
-  });
+  };
+  const pool = new UpstreamPool(config.upstreams, poolOptions);
   await pool.start();
   const proxy = new RpcProxy(pool, { ...config, methods: { allow: config.allowMethods, deny: config.denyMethods } }, logger);
   const address = await proxy.listen();
   logger.info({ address, upstreams: config.upstreams.map(urlForLogs) }, 'proxy listening');
-  return { proxy, address, pool };
+  return { proxy, address, pool, reloader: new ProxyReloader(config, { proxy, pool, poolOptions }, logger) };
 }

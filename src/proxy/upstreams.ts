@@ -283,10 +283,21 @@ export class Upstream {
     }
   }
 
+  /** Resolves once nothing is in flight or waiting here and no subscription is held, or after `ms` whatever is left. */
+  async drained(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.slots.inUse + this.slots.queued + this.subscriptions > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.links.map((link) => link.transport.close()));
   }
 }
+
+/** How often a node being let go is checked for work left. */
+const DRAIN_POLL_MS = 100;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -313,10 +324,14 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The client's own cap on calls at the nodes. */
   caller?: Slots;
+  /** Only upstreams it accepts may answer (a call at the tip: those that have announced that block). */
+  usable?: (upstream: Upstream) => boolean;
 }
 
 export class UpstreamPool {
   readonly upstreams: Upstream[];
+  /** Removed by a reload, finishing what they hold before they close. */
+  private readonly draining = new Set<Upstream>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -366,7 +381,7 @@ export class UpstreamPool {
     const tried = new Set<Upstream>();
     let lastError: Error = new NoUpstreamError('no node is available');
     for (let attempt = 0; attempt <= (options.retry ? this.options.retries : 0); attempt++) {
-      const upstream = this.pick(tried, options.minFinalized ?? -1);
+      const upstream = this.pick(tried, options.minFinalized ?? -1, options.usable);
       if (!upstream) break;
       tried.add(upstream);
       try {
@@ -394,6 +409,41 @@ export class UpstreamPool {
     return this.pick(new Set(), -1, (u) => u.hasSubscriptionRoom);
   }
 
+  /**
+   * The upstreams become those of `urls`: one still named is kept as it is (its
+   * connections and calls in flight), a new one is opened and probed, and one no
+   * longer named takes nothing new once the new ones are up (or `readyMs` has
+   * passed) and is closed when its calls in flight and its subscriptions are done,
+   * or after `drainMs`. Refused (NoUpstreamError, nothing changed) when none of the
+   * nodes named is connected by then. The list changes in place: the metrics and
+   * the tip tracker read this very array.
+   */
+  async setUpstreams(urls: string[], readyMs: number, drainMs: number): Promise<{ added: string[]; removed: string[] }> {
+    const named = new Set(urls);
+    const kept = this.upstreams.filter((upstream) => named.has(upstream.url));
+    const known = new Set(kept.map((upstream) => upstream.url));
+    const added = [...named].filter((url) => !known.has(url)).map((url) => new Upstream(url, this.options));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise((resolve) => (timer = setTimeout(resolve, readyMs)));
+    await Promise.race([Promise.all(added.map((upstream) => upstream.ready.then(() => upstream.checkHealth()).catch(() => undefined))), waited]).finally(() =>
+      clearTimeout(timer),
+    );
+    if (![...kept, ...added].some((upstream) => upstream.connected)) {
+      await Promise.all(added.map((upstream) => upstream.close()));
+      throw new NoUpstreamError(`none of the upstreams named could be reached within ${readyMs} ms`);
+    }
+    const removed = this.upstreams.filter((upstream) => !named.has(upstream.url));
+    this.upstreams.splice(0, this.upstreams.length, ...kept, ...added);
+    for (const upstream of removed) {
+      this.draining.add(upstream);
+      void upstream
+        .drained(drainMs)
+        .then(() => upstream.close())
+        .finally(() => this.draining.delete(upstream));
+    }
+    return { added: added.map((upstream) => upstream.url), removed: removed.map((upstream) => upstream.url) };
+  }
+
   /** Whether some upstream is up by its own probes (what /health answers). */
   get up(): boolean {
     return this.upstreams.some((u) => u.up);
@@ -401,6 +451,6 @@ export class UpstreamPool {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.all(this.upstreams.map((upstream) => upstream.close()));
+    await Promise.all([...this.upstreams, ...this.draining].map((upstream) => upstream.close()));
   }
 }

@@ -65,4 +65,21 @@ describe('the settings table', () => {
     expect(loadProxyConfig(file({ allowMethods: ['dev_*'] }), { ...env, PROXY_ALLOW_METHODS: '' }).allowMethods).toEqual([]);
     expect(loadProxyConfig(file({ upstreams: ['wss://a.example'] }), {}).upstreams).toEqual(['wss://a.example']);
   });
+
+  it("refuses a config file's misspelt keys and values of the wrong type (a reload must not half-apply one)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fastcar-proxy-config-'));
+    const file = (body: string) => {
+      const path = join(dir, `${Math.random()}.json`);
+      writeFileSync(path, body);
+      return ['--config', path];
+    };
+    const env = { PROXY_UPSTREAMS: 'ws://node:9944' };
+    expect(() => loadProxyConfig(file('{"upstream": ["ws://a:9944"]}'), env)).toThrow('unknown setting upstream');
+    expect(() => loadProxyConfig(file('{"cacheMaxBytes": "1000"}'), env)).toThrow('cacheMaxBytes must be a whole number');
+    expect(() => loadProxyConfig(file('{"tipCacheMaxBytes": -1}'), env)).toThrow('tipCacheMaxBytes must be a whole number');
+    expect(() => loadProxyConfig(file('{"denyMethods": "dev_*"}'), env)).toThrow('denyMethods must be a list');
+    expect(() => loadProxyConfig(file('{"host": 7}'), env)).toThrow('host must be a string');
+    expect(() => loadProxyConfig(file('[1]'), env)).toThrow('must be a JSON object');
+    expect(loadProxyConfig(file('{"tipCacheMaxBytes": 0, "drainTimeoutMs": 5000}'), env)).toMatchObject({ tipCacheMaxBytes: 0, drainTimeoutMs: 5000 });
+  });
 });
