@@ -12,6 +12,8 @@ import { palletAssetsHandlers } from './controllers/palletAssets/handlers';
 import { PALLET_ASSETS_FAMILY } from './controllers/palletAssets/routes';
 import { ahmHandlers } from './controllers/ahm/handlers';
 import { AHM_FAMILY } from './controllers/ahm/routes';
+import { referendaHandlers } from './controllers/referenda/handlers';
+import { REFERENDA_FAMILY } from './controllers/referenda/routes';
 import { stakingHandlers } from './controllers/staking/handlers';
 import { STAKING_FAMILY } from './controllers/staking/routes';
 import { unservedHandlers } from './controllers/unserved/handlers';
@@ -164,6 +166,7 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, STAKING_FAMILY, () => stakingHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, AHM_FAMILY, () => ahmHandlers(servicesOf(), params, blocks.relay));
+  routes.add(mount, REFERENDA_FAMILY, () => referendaHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, UNSERVED_FAMILY, unservedHandlers);
 }
 

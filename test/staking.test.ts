@@ -14,6 +14,7 @@ import { startSidecar, type Peer } from '../harness/processes';
 import type { Fastcar } from '../src/server';
 import { sessionOfEpoch } from '../src/services/staking/stakingReads';
 import { startDevnet } from './support/devnet';
+import { devnetSigner } from './support/signer';
 import { sidecarComparison } from './support/sidecarCompare';
 
 let devnet: Devnet;
@@ -125,6 +126,37 @@ describe('/ahm-info', () => {
     expect(ours).toEqual({ relay: { startBlock: '26041702', endBlock: '26071771' }, assetHub: { startBlock: '11716733', endBlock: '11736597' } });
     expect((await getJson(`${fastcar.url}/rc/ahm-info`)).body).toEqual((await getJson(`${relaySidecar.url}/ahm-info`)).body);
     expect((await getJson(`${alone.url}/ahm-info`)).body).toEqual(ours);
+  });
+});
+
+describe('/pallets/on-going-referenda', () => {
+  it('answers as sidecar 20 (the devnet has no referendum), and a 400 on a chain without referenda', async () => {
+    for (const query of ['', `?at=${manifest.blocks.transfers}`, `?at=${await hashOf(manifest.head.number - 1)}`]) {
+      expect(await compare(`/pallets/on-going-referenda${query}`)).toMatchObject({ referenda: [] });
+    }
+    // The relay chain has no Referenda pallet now: sidecar does not mount the route there.
+    expect((await getJson(`${relaySidecar.url}/pallets/on-going-referenda`)).status).toBe(404);
+    const ours = await getJson(`${fastcar.url}/rc/pallets/on-going-referenda`);
+    expect(ours.status).toBe(400);
+    expect((ours.body as { message: string }).message).toMatch(/^The runtime does not include the module 'api.query.referenda' at this block height: \d+$/);
+  });
+
+  it('lists a referendum submitted on the root track, with its decision deposit, as sidecar 20 does', async () => {
+    const signer = await devnetSigner(devnet.wsUrl);
+    try {
+      const { api, alice } = signer;
+      const nonce = (await api.rpc.system.accountNextIndex(alice.address)).toNumber();
+      const proposal = { Inline: api.tx.system.remark('0x00').method.toHex() };
+      const submit = await api.tx.referenda.submit({ system: 'Root' }, proposal, { After: 10 }).signAsync(alice, { nonce, era: 0 });
+      const deposit = await api.tx.referenda.placeDecisionDeposit(0).signAsync(alice, { nonce: nonce + 1, era: 0 });
+      await api.rpc('dev_newBlock' as never, { transactions: [submit.toHex(), deposit.toHex()] } as never);
+      const head = ((await getJson(`${fastcar.url}/blocks/head/header?finalized=false`)).body as { number: string }).number;
+      const listed = (await compare(`/pallets/on-going-referenda?at=${head}`)) as { referenda: { id: string; decisionDeposit: unknown }[] };
+      expect(listed.referenda).toHaveLength(1);
+      expect(listed.referenda[0]).toMatchObject({ id: '0', decisionDeposit: { who: alice.address } });
+    } finally {
+      await signer.close();
+    }
   });
 });
 

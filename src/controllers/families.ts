@@ -13,6 +13,7 @@ import { BLOCKS_FAMILY } from './blocks/routes';
 import { FOLLOW_FAMILY } from './follow/routes';
 import { NODE_FAMILY } from './node/routes';
 import { PALLET_ASSETS_FAMILY } from './palletAssets/routes';
+import { REFERENDA_FAMILY } from './referenda/routes';
 import { RUNTIME_FAMILY } from './runtime/routes';
 import { STAKING_FAMILY } from './staking/routes';
 import { TRANSACTION_FAMILY } from './transaction/routes';
@@ -27,6 +28,7 @@ export const RELAY_FAMILIES: readonly RouteFamily[] = [
   ACCOUNTS_FAMILY,
   STAKING_FAMILY,
   AHM_FAMILY,
+  REFERENDA_FAMILY,
   UNSERVED_FAMILY,
 ];
 
@@ -54,6 +56,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     PALLET_ASSETS_FAMILY,
     STAKING_FAMILY,
     AHM_FAMILY,
+    REFERENDA_FAMILY,
     UNSERVED_FAMILY,
   ]);
 }

@@ -13,6 +13,7 @@ import { AccountProxies } from './accounts/proxyInfo';
 import { AccountVesting } from './accounts/vestingInfo';
 import { AhmInfo } from './ahm/ahmInfo';
 import { PalletAssets } from './palletAssets/palletAssets';
+import { OngoingReferenda } from './referenda/ongoingReferenda';
 import { StakingReads } from './staking/stakingReads';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
@@ -50,6 +51,7 @@ export interface ChainServices {
   palletAssets: PalletAssets;
   staking: StakingReads;
   ahm: AhmInfo;
+  referenda: OngoingReferenda;
   feeEstimates: FeeEstimates;
   metadataBlobs: MetadataBlobs;
   submitter: TransactionSubmitter;
@@ -90,6 +92,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       palletAssets: new PalletAssets(rpc, ids, cache, runtimes),
       staking: new StakingReads(rpc, ids, cache, runtimes),
       ahm: new AhmInfo(rpc, ids, cache, runtimes),
+      referenda: new OngoingReferenda(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
       metadataBlobs: new MetadataBlobs(rpc, ids, cache, runtimes, metadata, metadataProofs, metadataTrees),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
