@@ -24,14 +24,15 @@ import { failure, parseMessage, readCall, type RpcCall, type RpcId, type RpcResp
 import { MethodPolicy, type MethodPolicyOptions } from './methods';
 import { OpenSockets } from './openSockets';
 import { Outgoing } from './outgoing';
-import type { ProxyLimits } from './proxyConfig';
+import type { ProxyLimits, ProxyRateLimits } from './proxyConfig';
 import { ProxyFront } from './proxyFront';
 import { ProxyMetrics, type RefusedReason } from './proxyMetrics';
+import { RateGate } from './rateGate';
 import { Slots } from '../slots';
 import { SubscriptionHub } from './subscriptionHub';
 import { AbandonedCallError, NoUpstreamError, type UpstreamPool } from './upstreams';
 
-export interface ProxyOptions extends ProxyLimits {
+export interface ProxyOptions extends ProxyLimits, ProxyRateLimits {
   host: string;
   port: number;
   cacheMaxBytes: number;
@@ -58,6 +59,8 @@ export class RpcProxy {
   private readonly hub: SubscriptionHub;
   private readonly sockets: OpenSockets;
   private readonly front: ProxyFront;
+  /** Rate limits per client address; none when none is set. */
+  private readonly gate?: RateGate;
   private timers: NodeJS.Timeout[] = [];
 
   constructor(
@@ -79,6 +82,7 @@ export class RpcProxy {
       () => this.scheduler.group(),
       () => new Slots(options.maxInFlightPerClient),
     );
+    this.gate = RateGate.of(options, this.metrics.registry, logger);
     this.router = new CallRouter(pool, this.policy, options, this.metrics);
     this.hub = new SubscriptionHub(pool, this.book, options, this.metrics);
     this.sockets = new OpenSockets(options, this.metrics);
@@ -111,12 +115,15 @@ export class RpcProxy {
     await this.front.close();
     await this.router.drain();
     await this.pool.close();
+    this.gate?.close();
   }
 
   /** One JSON text in, one JSON text out (or nothing, when only notifications came). */
   private async handleText(text: string, connection: Connection): Promise<Outgoing | undefined> {
     const parsed = parseMessage(text);
     if (!parsed.ok) return this.refuse('malformed', parsed.response);
+    const limited = this.gate && (await this.gate.check(connection.client.key, parsed.value));
+    if (limited) return limited;
     if (!Array.isArray(parsed.value)) return this.handleOne(parsed.value, connection);
     const batch = parsed.value;
     if (batch.length === 0) return this.refuse('malformed', failure(null, RpcCode.invalidRequest, 'Invalid Request: empty batch'));
