@@ -60,6 +60,20 @@ describe('ClientLimits in process', () => {
     );
   });
 
+  it('counts the calls of one turn together and settles them in arrival order, burst included', async () => {
+    const limits = new ClientLimits('unit-turn', { perClient: { calls: 5, windowSeconds: 1, burst: 2 }, perMethod: [], windowSeconds: 1 });
+    const sizes = [1, 1, 3, 1, 1, 1, 1];
+    const verdicts = await Promise.all(sizes.map((size) => limits.admitCalls('a', Array(size).fill('system_chain'))));
+    // 5 of the window and 2 of the burst: the first five messages (7 calls); then nothing, however small.
+    expect(verdicts.map((verdict) => verdict === undefined)).toEqual([true, true, true, true, true, false, false]);
+    expect(verdicts[5]!.retryAfterMs).toBeLessThanOrEqual(1000);
+    const [big, small] = await Promise.all([limits.admitCalls('b', Array(4).fill('x')), limits.admitCalls('b', ['x'])]);
+    expect([big, small]).toEqual([undefined, undefined]);
+    const [over, after] = await Promise.all([limits.admitCalls('b', Array(4).fill('x')), limits.admitCalls('b', ['x'])]);
+    // 4 more: 2 in the burst, not enough; the one after it waits its turn too.
+    expect([over?.limit, after?.limit]).toEqual(['client', 'client']);
+  });
+
   it("lets a batch larger than a window pass once, as a full window's worth", async () => {
     const limits = new ClientLimits('unit-batch', { perClient: { calls: 5, windowSeconds: 1, burst: 0 }, perMethod: [], windowSeconds: 1 });
     expect(await limits.admitCalls('a', Array(50).fill('system_chain'))).toBeUndefined();
