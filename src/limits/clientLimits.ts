@@ -56,6 +56,8 @@ export class ClientLimits {
 
   /** Calls of `address` to `methods` (one entry per call): admitted together, or refused with the longest wait among the limits they met. */
   admitCalls(address: string, methods: readonly string[]): Promise<Refused | undefined> {
+    // No calls (an empty batch, refused as malformed next) count for nothing.
+    if (methods.length === 0) return Promise.resolve(undefined);
     let byRule: Map<string, number> | undefined;
     if (this.perMethod.size > 0) {
       for (const method of methods) {

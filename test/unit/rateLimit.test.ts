@@ -18,6 +18,7 @@ describe('ClientLimits in process', () => {
     expect(verdicts[4]!.retryAfterMs).toBeGreaterThan(0);
     expect(verdicts[4]!.retryAfterMs).toBeLessThanOrEqual(1000);
     expect(limits.refused).toBe(2);
+    expect(await limits.admitCalls('a', [])).toBeUndefined(); // no calls: nothing to refuse
     expect(await limits.admitOne('b')).toBeUndefined(); // another address has its own window
     await settle(verdicts[5]!.retryAfterMs + 20);
     expect(await limits.admitOne('a')).toBeUndefined();
