@@ -210,7 +210,12 @@ const SETTINGS: Table<ProxyConfig> = {
     "a node's own limit",
   ),
   maxUpstreamConnections: count(['PROXY_MAX_UPSTREAM_CONNECTIONS'], 8, 'connections to each node', AT_LEAST_ONE),
-  redisUrl: optionalText(['PROXY_REDIS_URL'], 'Redis for the rate-limit counters, so that every proxy using it enforces one limit; unset: each counts alone'),
+  redisUrl: {
+    ...optionalText(['PROXY_REDIS_URL'], 'Redis for the rate-limit counters, so that every proxy using it enforces one limit; unset: each counts alone'),
+    check(url, key) {
+      if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) throw new ConfigError(`${key} must be a redis:// or rediss:// URL`);
+    },
+  },
   rateLimit: count(['PROXY_RATE_LIMIT'], 0, 'calls of one client address per window; beyond: -32005 with a retry hint (HTTP: 429)', { min: 0 }, '0: off'),
   rateLimitWindowSeconds: count(['PROXY_RATE_LIMIT_WINDOW_SECONDS'], 1, 'the window rate limits count in', { min: 1, max: 3600 }),
   rateLimitBurst: count(['PROXY_RATE_LIMIT_BURST'], 0, `calls of an address beyond its rate, at most this many every ${BURST_WINDOWS} windows`, { min: 0 }),

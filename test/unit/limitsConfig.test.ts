@@ -99,6 +99,8 @@ describe("the proxy's rate limit settings", () => {
     expect(() => loadProxyConfig(file({ rateLimitWindowSeconds: 0 }), env)).toThrow('rateLimitWindowSeconds must be between 1 and 3600');
     expect(() => loadProxyConfig([], { ...env, PROXY_RATE_LIMIT_WINDOW_SECONDS: '0.5' })).toThrow('PROXY_RATE_LIMIT_WINDOW_SECONDS=0.5 is not valid');
     expect(() => loadProxyConfig([], { ...env, PROXY_RATE_LIMIT_METHODS: 'x=0' })).toThrow('PROXY_RATE_LIMIT_METHODS: x needs from 1');
+    expect(() => loadProxyConfig(file({ redisUrl: 6379 }), env)).toThrow('redisUrl must be a redis:// or rediss:// URL');
+    expect(() => loadProxyConfig([], { ...env, PROXY_REDIS_URL: 'redis-host:6379' })).toThrow('redisUrl must be a redis:// or rediss:// URL');
     expect(() => loadProxyConfig(file({ rateLimit: -5 }), env)).toThrow('rateLimit must be at least 0');
     expect(() => loadProxyConfig(file({ rateLimitBurst: 'lots' }), env)).toThrow('rateLimitBurst must be at least 0');
   });
