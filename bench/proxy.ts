@@ -1,13 +1,23 @@
 // `npm run bench:proxy`: what the caching proxy costs and saves. Prints the
 // overhead of a cached call against the same call made to the node directly,
-// cached calls per second, and upstream calls saved while the REST service
-// serves block ranges through it. Printed, never asserted.
+// cached calls per second, upstream calls saved while the REST service serves
+// block ranges through it, and a trivial cached call at 64 connections over HTTP
+// and over WebSocket against a bare server answering the same bytes (the
+// ceiling), with rate limits off and on (counted in Redis). Printed, never
+// asserted. `--ceiling-only` runs the last part alone; `--seconds N` per row,
+// best of `--rounds N`;
+// `--call METHOD --params JSON` another trivial call.
 import '../devnet/quiet';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WsProvider } from '@polkadot/rpc-provider';
+import autocannon from 'autocannon';
 
+import type { Devnet } from '../devnet/chain';
 import { serveStoredChain } from '../devnet/cli';
+import { startBareRpcServer } from '../harness/bareRpcServer';
+import { startProxyProcess, startRedis, type Peer } from '../harness/processes';
+import { wsLoad } from '../harness/wsLoad';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
@@ -27,9 +37,106 @@ async function latencies(provider: WsProvider, method: string, params: unknown[]
   return out.sort((a, b) => a - b);
 }
 
+function flag(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
+}
+
+function text(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : fallback;
+}
+
+/** The ceiling rows' trivial call: a constant of the chain (`--call METHOD --params JSON` for another). */
+const TRIVIAL = { method: text('call', 'system_chain'), params: JSON.parse(text('params', '[]')) as unknown[] };
+const CONNECTIONS = 64;
+
+interface Row {
+  label: string;
+  http: number;
+  ws: number;
+  /** Calls that reached the node during the row (a cached call: none). */
+  upstreamCalls?: number;
+}
+
+async function upstreamCallsOf(proxy: Peer): Promise<number> {
+  const text = await (await fetch(`${proxy.url}/metrics`)).text();
+  return Number(/^proxy_upstream_calls_total (\S+)$/m.exec(text)?.[1] ?? NaN);
+}
+
+/** Calls per second at CONNECTIONS connections, over HTTP (autocannon) and WebSocket (harness/wsLoad.ts), each for `seconds`. */
+async function loadRow(label: string, target: Peer & { port: number }, body: string, seconds: number, proxy?: Peer): Promise<Row> {
+  const before = proxy ? await upstreamCallsOf(proxy) : 0;
+  const http = await autocannon({
+    url: `http://127.0.0.1:${target.port}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  const non2xx = http.non2xx + http.errors;
+  const ws = await wsLoad(`ws://127.0.0.1:${target.port}`, body, CONNECTIONS, seconds);
+  const row: Row = { label, http: Math.round(http.requests.average), ws: ws.perSecond };
+  if (proxy) row.upstreamCalls = (await upstreamCallsOf(proxy)) - before;
+  if (non2xx + ws.errors > 0) console.log(`  ${label}: ${non2xx} HTTP answers not 2xx, ${ws.errors} WebSocket errors`);
+  return row;
+}
+
+/**
+ * The trivial call through the proxy (its own process) against the bare server's
+ * ceiling, with no limits and with a per-client limit counted in Redis (set far
+ * above the load, so every call is counted and none refused).
+ */
+async function ceiling(devnet: Devnet, seconds: number, rounds: number): Promise<{ rows: Row[]; ratios: Record<string, number> }> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, ...TRIVIAL });
+  const redis = await startRedis();
+  // One address makes all the load: its connections may be more than the default per client.
+  const common = { PROXY_MAX_CONNECTIONS_PER_CLIENT: String(CONNECTIONS * 4) };
+  const plain = await startProxyProcess([devnet.wsUrl], common);
+  const limited = await startProxyProcess([devnet.wsUrl], { ...common, PROXY_REDIS_URL: redis.url, PROXY_RATE_LIMIT: '100000000' });
+  const answer = await (await fetch(plain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
+  await fetch(limited.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const bare = await startBareRpcServer(answer);
+  // Rounds taking turns, the best of each row kept: on a shared machine a row's worst is other people's work.
+  let rows: Row[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const measured = [
+      await loadRow('bare Node server, same bytes', bare, body, seconds),
+      await loadRow('proxy', plain, body, seconds, plain),
+      await loadRow('proxy, rate limits on (Redis)', limited, body, seconds, limited),
+    ];
+    rows = round === 0 ? measured : rows.map((row, i) => ({ ...row, http: Math.max(row.http, measured[i].http), ws: Math.max(row.ws, measured[i].ws) }));
+  }
+  await Promise.all([bare.stop(), plain.stop(), limited.stop()]);
+  await redis.stop();
+  const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+  const ratios = {
+    proxyHttp: ratio(rows[1].http, rows[0].http),
+    proxyWs: ratio(rows[1].ws, rows[0].ws),
+    limitedHttp: ratio(rows[2].http, rows[0].http),
+    limitedWs: ratio(rows[2].ws, rows[0].ws),
+  };
+  console.log(`${TRIVIAL.method} at ${CONNECTIONS} connections, best of ${rounds} rounds of ${seconds} s per row (calls/s; answer ${answer}):`);
+  for (const row of rows) {
+    const upstream = row.upstreamCalls === undefined ? '' : `, ${row.upstreamCalls} calls reached the node (last round)`;
+    console.log(`  ${row.label.padEnd(32)} HTTP ${String(row.http).padStart(6)}  WebSocket ${String(row.ws).padStart(6)}${upstream}`);
+  }
+  console.log(`  proxy / ceiling: HTTP ${ratios.proxyHttp}, WebSocket ${ratios.proxyWs} (goal >= 0.7)`);
+  console.log(`  proxy with limits / ceiling: HTTP ${ratios.limitedHttp}, WebSocket ${ratios.limitedWs} (goal >= 0.6)`);
+  return { rows, ratios };
+}
+
 async function main() {
-  const calls = Number(process.argv[process.argv.indexOf('--calls') + 1]) || 2000;
+  const calls = flag('calls', 2000);
+  const seconds = flag('seconds', 10);
+  const rounds = flag('rounds', 3);
   const { devnet, manifest } = await serveStoredChain(0);
+  if (process.argv.includes('--ceiling-only')) {
+    await ceiling(devnet, seconds, rounds);
+    await devnet.close();
+    return;
+  }
   const { proxy, address, pool } = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
   const direct = new WsProvider(devnet.wsUrl, false);
   const proxied = new WsProvider(`ws://${address}`, false);
@@ -83,15 +190,16 @@ async function main() {
   const upstream = pool.upstreams.reduce((sum, u) => sum + u.calls, 0) - upstreamBefore;
   const saved = { restServiceCalls: restCalls, upstreamCalls: upstream, savedPercent: Math.round((1 - upstream / restCalls) * 1000) / 10 };
   console.log(`block ranges 1-150 three times: the REST service made ${restCalls} calls, the proxy sent ${upstream} upstream (${saved.savedPercent}% saved)`);
+  await Promise.all([...clients, direct, proxied].map((provider) => provider.disconnect()));
+  await fastcar.close();
+  await proxy.close();
+  const trivial = await ceiling(devnet, seconds, rounds);
 
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(
     join(__dirname, 'results', 'proxy.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), calls, overhead, cachedPerSecond, saved }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), calls, overhead, cachedPerSecond, saved, trivial }, null, 2)}\n`,
   );
-  await Promise.all([...clients, direct, proxied].map((provider) => provider.disconnect()));
-  await fastcar.close();
-  await proxy.close();
   await devnet.close();
 }
 

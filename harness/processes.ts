@@ -149,8 +149,9 @@ export async function startSidecar(nodeUrl: string, readyPath = '/blocks/0/heade
   return { url, pid: child.pid ?? 0, stop: () => stopChild(child) };
 }
 
-export async function startRedis(): Promise<Peer & { port: number }> {
-  const port = await freePort();
+/** A redis-server of its own; on `port` when given (one started again where another was stopped). */
+export async function startRedis(at?: number): Promise<Peer & { port: number }> {
+  const port = at ?? (await freePort());
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
   });
@@ -222,7 +223,7 @@ export async function startFastcarProcess(
   nodeUrl: string,
   env: Record<string, string> = {},
   launch: FastcarLaunch = {},
-): Promise<Peer & { metricsUrl: string }> {
+): Promise<Peer & { metricsUrl: string; child: ChildProcess }> {
   const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
   const args = launch.fromSource ? ['--import', 'tsx', join(ROOT, 'src', 'main.ts')] : [launch.main ?? join(ROOT, 'dist', 'src', 'main.js')];
   // BENCH_FASTCAR_NODE_ARGS: flags for fastcar's node (V8's among them), to try a setting out in a bench.
@@ -243,7 +244,7 @@ export async function startFastcarProcess(
   // BENCH_FASTCAR_STDOUT: a file to keep its output in (V8's --trace-* flags print there).
   if (process.env.BENCH_FASTCAR_STDOUT) child.stdout.pipe(createWriteStream(process.env.BENCH_FASTCAR_STDOUT, { flags: 'a' }));
   await untilPrinted(child, 'fastcar ready', (code) => new Error(`fastcar exited with ${code}`));
-  return { url: `http://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}`, pid: child.pid ?? 0, stop: () => stopChild(child) };
+  return { url: `http://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metricsPort}`, pid: child.pid ?? 0, child, stop: () => stopChild(child) };
 }
 
 /**

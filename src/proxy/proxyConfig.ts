@@ -4,12 +4,14 @@
 // are held to the same checks as those from the environment.
 import { readFileSync } from 'node:fs';
 
+import { BURST_WINDOWS, parseMethodRates } from '../limits/rates';
 import {
   ConfigError,
   count,
   defaultsOf,
   helpOf,
   HTTP_NODE_LIMITS,
+  optionalText,
   pick,
   readTable,
   splitList,
@@ -54,7 +56,20 @@ export interface ProxyLimits {
   maxSubscriptionsPerClient: number;
 }
 
-export interface ProxyConfig extends ProxyLimits {
+/** Rate limits per client address (src/limits), counted in Redis when redisUrl is set. */
+export interface ProxyRateLimits {
+  /** Redis for the counters, shared by every proxy using it; unset: each proxy counts on its own. */
+  redisUrl?: string;
+  /** Calls of one client address per window; 0: no limit on all calls together. */
+  rateLimit: number;
+  rateLimitWindowSeconds: number;
+  /** Calls of an address beyond its rate, at most this many in BURST_WINDOWS windows. */
+  rateLimitBurst: number;
+  /** `method=calls[+burst]`, comma-separated: calls of one address to that method (or `prefix_*`) per window. */
+  rateLimitMethods: string;
+}
+
+export interface ProxyConfig extends ProxyLimits, ProxyRateLimits {
   upstreams: string[];
   host: string;
   port: number;
@@ -97,6 +112,25 @@ function methodList(names: readonly string[], help: string): Setting<string[]> {
       if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && /^[A-Za-z0-9_]+\*?$/.test(item))) {
         throw new ConfigError(`${key} must be a list of method names, each optionally ending in * (e.g. dev_*)`);
       }
+    },
+  };
+}
+
+/** `state_call=20+40,archive_*=5`, checked as the limits will read it, wherever it came from. */
+function methodRates(names: readonly string[], help: string): Setting<string> {
+  return {
+    names,
+    fallback: '',
+    help,
+    read(env, base) {
+      const raw = env[names[0]];
+      if (raw === undefined) return base;
+      parseMethodRates(raw, names[0]); // refused here under the variable's own name
+      return raw;
+    },
+    check(spec, key) {
+      if (typeof spec !== 'string') throw new ConfigError(`${key} must be a string such as "state_call=20+40,archive_*=5"`);
+      parseMethodRates(spec, key);
     },
   };
 }
@@ -188,6 +222,19 @@ const SETTINGS: Table<ProxyConfig> = {
     "a node's own limit",
   ),
   maxUpstreamConnections: count(['PROXY_MAX_UPSTREAM_CONNECTIONS'], 8, 'connections to each node', AT_LEAST_ONE),
+  redisUrl: {
+    ...optionalText(['PROXY_REDIS_URL'], 'Redis for the rate-limit counters, so that every proxy using it enforces one limit; unset: each counts alone'),
+    check(url, key) {
+      if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) throw new ConfigError(`${key} must be a redis:// or rediss:// URL`);
+    },
+  },
+  rateLimit: count(['PROXY_RATE_LIMIT'], 0, 'calls of one client address per window; beyond: -32005 with a retry hint (HTTP: 429)', { min: 0 }, '0: off'),
+  rateLimitWindowSeconds: count(['PROXY_RATE_LIMIT_WINDOW_SECONDS'], 1, 'the window rate limits count in', { min: 1, max: 3600 }),
+  rateLimitBurst: count(['PROXY_RATE_LIMIT_BURST'], 0, `calls of an address beyond its rate, at most this many every ${BURST_WINDOWS} windows`, { min: 0 }),
+  rateLimitMethods: methodRates(
+    ['PROXY_RATE_LIMIT_METHODS'],
+    'costly methods limited per address on their own, calls per window (+burst): state_call=20+40,state_getKeysPaged=20,archive_*=5 (default none)',
+  ),
 };
 
 /** The defaults with the given upstreams: for code that starts a proxy itself (tests, benchmarks). */
@@ -206,7 +253,8 @@ function checkFileValues(file: unknown, path: string, defaults: ProxyConfig): as
   if (typeof file !== 'object' || file === null || Array.isArray(file)) throw new ConfigError(`proxy config ${path} must be a JSON object`);
   for (const [key, value] of Object.entries(file)) {
     if (!Object.hasOwn(defaults, key)) throw new ConfigError(`proxy config ${path}: unknown setting ${key.slice(0, 64)}`);
-    const fallback = defaults[key as keyof ProxyConfig];
+    // An optional setting (no default) is text, checked as the environment's is when the table reads it.
+    const fallback = defaults[key as keyof ProxyConfig] ?? '';
     const fits = Array.isArray(fallback)
       ? Array.isArray(value)
       : typeof fallback === 'number'

@@ -18,6 +18,7 @@ import { failure } from './jsonRpc';
 import { Outgoing, WebSocketWriter, writeHttpAnswer } from './outgoing';
 import type { OpenSockets } from './openSockets';
 import type { ProxyMetrics } from './proxyMetrics';
+import { RateLimitedAnswer } from './rateGate';
 import type { UpstreamPool } from './upstreams';
 
 export interface FrontOptions {
@@ -202,7 +203,9 @@ export class ProxyFront {
     const answer = await this.handlers.message(Buffer.concat(chunks).toString('utf8'), connection);
     if (connection.closed || res.destroyed) return;
     if (answer === undefined) res.writeHead(204).end();
-    else await writeHttpAnswer(res, 200, answer, this.options.sendTimeoutMs);
+    else if (answer instanceof RateLimitedAnswer) {
+      await writeHttpAnswer(res, 429, answer, this.options.sendTimeoutMs, { 'Retry-After': String(answer.retryAfterSeconds) });
+    } else await writeHttpAnswer(res, 200, answer, this.options.sendTimeoutMs);
   }
 
   private onSocket(socket: WebSocket, req: IncomingMessage): void {

@@ -24,9 +24,10 @@ import { failure, parseMessage, readCall, type RpcCall, type RpcId, type RpcResp
 import { MethodPolicy, type MethodPolicyOptions } from './methods';
 import { OpenSockets } from './openSockets';
 import { Outgoing } from './outgoing';
-import type { ProxyLimits } from './proxyConfig';
+import type { ProxyLimits, ProxyRateLimits } from './proxyConfig';
 import { ProxyFront } from './proxyFront';
 import { ProxyMetrics, type RefusedReason } from './proxyMetrics';
+import { RateGate } from './rateGate';
 import { Slots } from '../slots';
 import { SubscriptionHub } from './subscriptionHub';
 import { TipAnswers } from './tipAnswers';
@@ -34,7 +35,7 @@ import { registerTipMetrics } from './tipMetrics';
 import { TipTracker } from './tipTracker';
 import { AbandonedCallError, NoUpstreamError, type UpstreamPool } from './upstreams';
 
-export interface ProxyOptions extends ProxyLimits {
+export interface ProxyOptions extends ProxyLimits, ProxyRateLimits {
   host: string;
   port: number;
   cacheMaxBytes: number;
@@ -71,6 +72,8 @@ export class RpcProxy {
   /** Held to be changed by a reload: the scheduler and the client book read them on every call. */
   private readonly schedulerOptions: FairSchedulerOptions;
   private readonly clientLimits: ClientLimits;
+  /** Rate limits per client address; none when none is set. */
+  private readonly gate?: RateGate;
   private timers: NodeJS.Timeout[] = [];
 
   constructor(
@@ -98,6 +101,7 @@ export class RpcProxy {
     this.tipAnswers = new TipAnswers(this.tracker, options.tipCacheMaxBytes ?? TIP_CACHE_DEFAULT_BYTES);
     registerTipMetrics(this.metrics.registry, this.tracker, this.tipAnswers);
     this.router = new CallRouter(pool, this.policy, options, this.metrics, this.tipAnswers);
+    this.gate = RateGate.of(options, this.metrics.registry, logger);
     this.hub = new SubscriptionHub(pool, this.book, options, this.metrics);
     this.sockets = new OpenSockets(options, this.metrics);
     this.front = new ProxyFront(
@@ -131,6 +135,7 @@ export class RpcProxy {
     await this.router.drain();
     await this.tracker.close();
     await this.pool.close();
+    this.gate?.close();
   }
 
   /**
@@ -156,6 +161,8 @@ export class RpcProxy {
   private async handleText(text: string, connection: Connection): Promise<Outgoing | undefined> {
     const parsed = parseMessage(text);
     if (!parsed.ok) return this.refuse('malformed', parsed.response);
+    const limited = this.gate && (await this.gate.check(connection.client.key, parsed.value));
+    if (limited) return limited;
     if (!Array.isArray(parsed.value)) return this.handleOne(parsed.value, connection);
     const batch = parsed.value;
     if (batch.length === 0) return this.refuse('malformed', failure(null, RpcCode.invalidRequest, 'Invalid Request: empty batch'));

@@ -30,6 +30,12 @@ export const RESTART_ONLY = [
   'httpMaxBatch',
   'httpMaxInFlight',
   'httpRatePerSecond',
+  // The limiter (and its Redis) is made once at start.
+  'redisUrl',
+  'rateLimit',
+  'rateLimitWindowSeconds',
+  'rateLimitBurst',
+  'rateLimitMethods',
 ] as const satisfies readonly (keyof ProxyConfig)[];
 
 export interface ReloadTarget {

@@ -8,6 +8,8 @@ export const RpcCode = {
   invalidParams: -32602,
   internalError: -32603,
   serverIsBusy: -32009,
+  /** Over a rate limit (EIP-1474's "limit exceeded"); `data.retryAfterMs` says when to try again. */
+  rateLimited: -32005,
   tooManySubscriptions: -32006,
   batchTooLarge: -32010,
   /** An answer over the proxy's size limit (jsonrpsee's "response is too big"). */

@@ -1,31 +1,93 @@
+// The limiter fastcar and the proxy share (src/limits), counting in process as it
+// does without Redis (test/rateLimits.test.ts runs it over a real Redis), and how
+// fastcar reads a client's address.
 import type { IncomingMessage } from 'node:http';
 
-import { clientAddress, RateLimiter } from '../../src/http/rateLimit';
+import { clientAddress } from '../../src/http/rateLimit';
+import { ClientLimits, retryAfterSeconds } from '../../src/limits/clientLimits';
 
-describe('RateLimiter', () => {
-  const limiter = new RateLimiter(4);
-  afterAll(() => limiter.close());
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  it('allows a burst of one second of requests, then says how long to wait', () => {
-    const grants = Array.from({ length: 6 }, () => limiter.take('a', 1000));
-    expect(grants).toEqual([0, 0, 0, 0, 1, 1]);
-    expect(limiter.rejected).toBe(2);
-    expect(limiter.take('b', 1000)).toBe(0);
+describe('ClientLimits in process', () => {
+  it("allows a window's calls per address, then says how long to wait, and lets the address in again after the window", async () => {
+    const limits = new ClientLimits('unit-window', { perClient: { calls: 4, windowSeconds: 1, burst: 0 }, perMethod: [], windowSeconds: 1 });
+    const verdicts = [];
+    for (let i = 0; i < 6; i++) verdicts.push(await limits.admitOne('a'));
+    expect(verdicts.slice(0, 4)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(verdicts[4]).toEqual({ limit: 'client', retryAfterMs: expect.any(Number) });
+    expect(verdicts[4]!.retryAfterMs).toBeGreaterThan(0);
+    expect(verdicts[4]!.retryAfterMs).toBeLessThanOrEqual(1000);
+    expect(limits.refused).toBe(2);
+    expect(await limits.admitCalls('a', [])).toBeUndefined(); // no calls: nothing to refuse
+    expect(await limits.admitOne('b')).toBeUndefined(); // another address has its own window
+    await settle(verdicts[5]!.retryAfterMs + 20);
+    expect(await limits.admitOne('a')).toBeUndefined();
   });
 
-  it('refills at the configured rate', () => {
-    expect(limiter.take('a', 1100)).toBe(1); // 0.4 of a token
-    expect(limiter.take('a', 1250)).toBe(0); // 1.0
-    expect(limiter.take('a', 1260)).toBe(1);
-    expect(limiter.take('a', 3000)).toBe(0);
+  it('lets an address go over its rate by its burst, once in the burst window', async () => {
+    const limits = new ClientLimits('unit-burst', { perClient: { calls: 2, windowSeconds: 1, burst: 3 }, perMethod: [], windowSeconds: 1 });
+    const admitted = async (count: number) => {
+      let ok = 0;
+      for (let i = 0; i < count; i++) if (!(await limits.admitOne('a'))) ok++;
+      return ok;
+    };
+    expect(await admitted(10)).toBe(5); // 2 of the window, 3 of the burst
+    await settle(1050);
+    expect(await admitted(10)).toBe(2); // a new window; the burst is spent for ten
   });
 
-  it('forgets clients idle long enough to be full again', () => {
-    limiter.take('c', 5000);
-    limiter.sweep(5500);
-    expect(limiter.clients).toBeGreaterThanOrEqual(1);
-    limiter.sweep(6000);
-    expect(limiter.clients).toBe(0);
+  it('counts costly methods per address and method rule, apart from the rest, and a batch as its calls', async () => {
+    const limits = new ClientLimits('unit-methods', {
+      perClient: { calls: 100, windowSeconds: 1, burst: 0 },
+      perMethod: [
+        { pattern: 'state_call', calls: 2, burst: 0 },
+        { pattern: 'archive_*', calls: 3, burst: 0 },
+      ],
+      windowSeconds: 1,
+    });
+    expect(await limits.admitCalls('a', ['state_call', 'state_call', 'system_chain'])).toBeUndefined();
+    expect(await limits.admitCalls('a', ['state_call'])).toEqual({ limit: 'state_call', retryAfterMs: expect.any(Number) });
+    // Every archive_ method shares the one rule.
+    expect(await limits.admitCalls('a', ['archive_v1_body', 'archive_v1_storage', 'archive_v1_header'])).toBeUndefined();
+    expect((await limits.admitCalls('a', ['archive_v1_call']))?.limit).toBe('archive_*');
+    // Other methods, and other addresses, are not held back by them.
+    expect(await limits.admitCalls('a', Array(20).fill('chain_getHeader'))).toBeUndefined();
+    expect(await limits.admitCalls('b', ['state_call', 'archive_v1_body'])).toBeUndefined();
+    expect(limits.refusals).toEqual(
+      new Map([
+        ['state_call', 1],
+        ['archive_*', 1],
+      ]),
+    );
+  });
+
+  it('counts the calls of one turn together and settles them in arrival order, burst included', async () => {
+    const limits = new ClientLimits('unit-turn', { perClient: { calls: 5, windowSeconds: 1, burst: 2 }, perMethod: [], windowSeconds: 1 });
+    const sizes = [1, 1, 3, 1, 1, 1, 1];
+    const verdicts = await Promise.all(sizes.map((size) => limits.admitCalls('a', Array(size).fill('system_chain'))));
+    // 5 of the window and 2 of the burst: the first five messages (7 calls); then nothing, however small.
+    expect(verdicts.map((verdict) => verdict === undefined)).toEqual([true, true, true, true, true, false, false]);
+    expect(verdicts[5]!.retryAfterMs).toBeLessThanOrEqual(1000);
+    const [big, small] = await Promise.all([limits.admitCalls('b', Array(4).fill('x')), limits.admitCalls('b', ['x'])]);
+    expect([big, small]).toEqual([undefined, undefined]);
+    const [over, after] = await Promise.all([limits.admitCalls('b', Array(4).fill('x')), limits.admitCalls('b', ['x'])]);
+    // 4 more: 2 in the burst, not enough; the one after it waits its turn too.
+    expect([over?.limit, after?.limit]).toEqual(['client', 'client']);
+  });
+
+  it("lets a batch larger than a window pass once, as a full window's worth", async () => {
+    const limits = new ClientLimits('unit-batch', { perClient: { calls: 5, windowSeconds: 1, burst: 0 }, perMethod: [], windowSeconds: 1 });
+    expect(await limits.admitCalls('a', Array(50).fill('system_chain'))).toBeUndefined();
+    expect((await limits.admitCalls('a', ['system_chain']))?.limit).toBe('client');
+  });
+
+  it('admits everything when no limit is set', async () => {
+    const limits = new ClientLimits('unit-none', { perMethod: [], windowSeconds: 1 });
+    expect(await limits.admitCalls('a', Array(1000).fill('state_call'))).toBeUndefined();
+  });
+
+  it('rounds a wait up to whole seconds for Retry-After, never to 0', () => {
+    expect([1, 999, 1000, 1001, 0].map(retryAfterSeconds)).toEqual([1, 1, 1, 2, 1]);
   });
 });
 
