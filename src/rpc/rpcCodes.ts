@@ -9,6 +9,8 @@ export const RpcCode = {
   internalError: -32603,
   serverIsBusy: -32009,
   tooManySubscriptions: -32006,
+  /** chainHead_v1_follow: too many follows already (the new JSON-RPC spec's code). */
+  followLimit: -32800,
   batchTooLarge: -32010,
   /** An answer over the proxy's size limit (jsonrpsee's "response is too big"). */
   responseTooLarge: -32008,
