@@ -19,6 +19,7 @@ import {
   type Setting,
   type Table,
 } from '../settings';
+import type { BalanceMode } from './upstreams';
 
 /** What one client may take of the proxy. */
 export interface ProxyLimits {
@@ -78,6 +79,10 @@ export interface ProxyConfig extends ProxyLimits {
   allowMethods: string[];
   /** Methods refused even if safe by default. */
   denyMethods: string[];
+  /** How a client's calls are placed on the nodes: power of two choices, or rendezvous hashing of its address. */
+  balance: BalanceMode;
+  /** Each upstream's share of clients in `hash` mode, in the order of `upstreams`; empty: 1 each. */
+  upstreamWeights: number[];
 }
 
 const UPSTREAM_URL = /^(wss?|https?):\/\//;
@@ -98,6 +103,36 @@ function methodList(names: readonly string[], help: string): Setting<string[]> {
 }
 
 const AT_LEAST_ONE = { min: 1 };
+
+const BALANCE_MODES: readonly BalanceMode[] = ['p2c', 'hash'];
+
+const balanceMode: Setting<BalanceMode> = {
+  names: ['PROXY_BALANCE'],
+  fallback: 'p2c',
+  help: 'how calls are placed on the nodes: p2c (power of two choices on calls in flight) or hash (by client address, weighted; default p2c)',
+  read: (env, base) => (pick(env, ['PROXY_BALANCE']) as BalanceMode | undefined) ?? base,
+  check(mode, key) {
+    if (!BALANCE_MODES.includes(mode)) throw new ConfigError(`${key} must be one of ${BALANCE_MODES.join(', ')}`);
+  },
+};
+
+/** The most one node may weigh against another: past it a node would take (almost) every client anyway. */
+const MAX_WEIGHT = 1000;
+
+const upstreamWeights: Setting<number[]> = {
+  names: ['PROXY_UPSTREAM_WEIGHTS'],
+  fallback: [],
+  help: 'hash mode: comma-separated weights, one per upstream in order (a node of weight 2 takes twice the clients; default 1 each)',
+  read: (env, base) => {
+    const raw = pick(env, ['PROXY_UPSTREAM_WEIGHTS']);
+    return raw === undefined ? base : splitList(raw).map(Number);
+  },
+  check(weights, key) {
+    if (!Array.isArray(weights) || !weights.every((weight) => typeof weight === 'number' && weight > 0 && weight <= MAX_WEIGHT)) {
+      throw new ConfigError(`${key} must be a list of numbers above 0 and at most ${MAX_WEIGHT}`);
+    }
+  },
+};
 
 const SETTINGS: Table<ProxyConfig> = {
   upstreams: {
@@ -176,7 +211,18 @@ const SETTINGS: Table<ProxyConfig> = {
     "a node's own limit",
   ),
   maxUpstreamConnections: count(['PROXY_MAX_UPSTREAM_CONNECTIONS'], 8, 'connections to each node', AT_LEAST_ONE),
+  balance: balanceMode,
+  upstreamWeights,
 };
+
+/** Rules between settings: a weight for each upstream, or none. */
+function checkTogether(config: ProxyConfig): ProxyConfig {
+  const { upstreamWeights: weights, upstreams } = config;
+  if (weights.length > 0 && weights.length !== upstreams.length) {
+    throw new ConfigError(`upstreamWeights lists ${weights.length} weights for ${upstreams.length} upstreams: give one for each, in the same order`);
+  }
+  return config;
+}
 
 /** The defaults with the given upstreams: for code that starts a proxy itself (tests, benchmarks). */
 export function proxyConfigFor(upstreams: string[], overrides: Partial<ProxyConfig> = {}): ProxyConfig {
@@ -202,5 +248,5 @@ export function loadProxyConfig(argv: string[], env: Env = process.env): ProxyCo
     }
     Object.assign(base, file);
   }
-  return readTable(SETTINGS, env, base);
+  return checkTogether(readTable(SETTINGS, env, base));
 }

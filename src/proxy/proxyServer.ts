@@ -204,7 +204,7 @@ export class RpcProxy {
       if (kind) return resultText(await this.hub.subscribe(method, params, kind, connection));
       return resultText(await this.hub.unsubscribe(connection, String(params[0])));
     }
-    return this.router.answer(method, params, signal, connection.client.atNodes);
+    return this.router.answer(method, params, signal, connection.client.atNodes, connection.client.key);
   }
 }
 

@@ -13,6 +13,8 @@ export async function startProxy(config: ProxyConfig, logger: Logger): Promise<{
     maxLagBlocks: config.maxLagBlocks,
     healthIntervalMs: config.healthIntervalMs,
     http: { maxBatch: config.httpMaxBatch, maxInFlight: config.httpMaxInFlight, ratePerSecond: config.httpRatePerSecond },
+    balance: config.balance,
+    weights: config.upstreamWeights,
   });
   await pool.start();
   const proxy = new RpcProxy(pool, { ...config, methods: { allow: config.allowMethods, deny: config.denyMethods } }, logger);

@@ -15,6 +15,7 @@ import type { HttpRpcCounts } from '../rpc/httpTransport';
 import { NodeThrottledError, NodeTimeoutError, RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
 import { backoffMs } from '../rpc/retryPolicy';
+import { rendezvousPick } from './rendezvous';
 import type { Verdict } from './resultShapes';
 import { AbandonedCallError, Slots } from '../slots';
 import { transportForUrl } from './httpUpstreamTransport';
@@ -75,6 +76,8 @@ export class Upstream {
   /** Failures (errors, "overloaded" answers) in a row, each backing the node off twice as long. */
   private failuresInRow = 0;
   private probing = false;
+  /** Its share of clients when they are placed by hashing their address (see rendezvous.ts). */
+  weight = 1;
 
   constructor(
     readonly url: string,
@@ -296,11 +299,18 @@ function withTimeout<T>(promise: Promise<T>, ms: number, error: () => Error): Pr
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** How a call's node is chosen: power of two choices on load, or by hashing the client's address (rendezvous.ts). */
+export type BalanceMode = 'p2c' | 'hash';
+
 export interface PoolOptions extends UpstreamOptions {
   /** How many blocks behind the best upstream a node may be and still serve. */
   maxLagBlocks: number;
   healthIntervalMs: number;
   retries: number;
+  /** Default p2c. */
+  balance?: BalanceMode;
+  /** Each upstream's share of clients in `hash` mode, in the order of the URLs; 1 each if unset. */
+  weights?: number[];
 }
 
 export interface CallOptions {
@@ -313,6 +323,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The client's own cap on calls at the nodes. */
   caller?: Slots;
+  /** The client's address: in `hash` mode, what places the call. */
+  client?: string;
 }
 
 export class UpstreamPool {
@@ -325,6 +337,9 @@ export class UpstreamPool {
   ) {
     if (urls.length === 0) throw new Error('the proxy needs at least one upstream URL');
     this.upstreams = urls.map((url) => new Upstream(url, options));
+    this.upstreams.forEach((upstream, i) => {
+      upstream.weight = options.weights?.[i] ?? 1;
+    });
   }
 
   async start(): Promise<void> {
@@ -347,9 +362,17 @@ export class UpstreamPool {
     return this.upstreams.some((u) => u.available && u.finalizedNumber >= number);
   }
 
-  private pick(exclude: Set<Upstream>, minFinalized: number, usable: (u: Upstream) => boolean = () => true): Upstream | undefined {
+  private pick(exclude: Set<Upstream>, minFinalized: number, usable: (u: Upstream) => boolean = () => true, client?: string): Upstream | undefined {
     const candidates = this.upstreams.filter((u) => u.available && !exclude.has(u) && u.finalizedNumber >= minFinalized && usable(u));
     if (candidates.length <= 1) return candidates[0];
+    if (this.options.balance === 'hash' && client !== undefined) {
+      return rendezvousPick(
+        client,
+        candidates,
+        (u) => u.url,
+        (u) => u.weight,
+      );
+    }
     const a = candidates[Math.floor(Math.random() * candidates.length)];
     let b = candidates[Math.floor(Math.random() * (candidates.length - 1))];
     if (b === a) b = candidates[candidates.length - 1];
@@ -366,7 +389,7 @@ export class UpstreamPool {
     const tried = new Set<Upstream>();
     let lastError: Error = new NoUpstreamError('no node is available');
     for (let attempt = 0; attempt <= (options.retry ? this.options.retries : 0); attempt++) {
-      const upstream = this.pick(tried, options.minFinalized ?? -1);
+      const upstream = this.pick(tried, options.minFinalized ?? -1, undefined, options.client);
       if (!upstream) break;
       tried.add(upstream);
       try {
