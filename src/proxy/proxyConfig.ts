@@ -83,6 +83,8 @@ export interface ProxyConfig extends ProxyLimits {
   balance: BalanceMode;
   /** Each upstream's share of clients in `hash` mode, in the order of `upstreams`; empty: 1 each. */
   upstreamWeights: number[];
+  /** chainHead follows held on one connection to a node (Substrate allows 4). */
+  maxFollowsPerUpstreamConnection: number;
 }
 
 const UPSTREAM_URL = /^(wss?|https?):\/\//;
@@ -213,6 +215,12 @@ const SETTINGS: Table<ProxyConfig> = {
   maxUpstreamConnections: count(['PROXY_MAX_UPSTREAM_CONNECTIONS'], 8, 'connections to each node', AT_LEAST_ONE),
   balance: balanceMode,
   upstreamWeights,
+  maxFollowsPerUpstreamConnection: count(
+    ['PROXY_MAX_FOLLOWS_PER_UPSTREAM_CONNECTION'],
+    4,
+    "chainHead_v1_follow subscriptions on one connection to a node (a node's own limit)",
+    AT_LEAST_ONE,
+  ),
 };
 
 /** Rules between settings: a weight for each upstream, or none. */

@@ -15,6 +15,7 @@ export async function startProxy(config: ProxyConfig, logger: Logger): Promise<{
     http: { maxBatch: config.httpMaxBatch, maxInFlight: config.httpMaxInFlight, ratePerSecond: config.httpRatePerSecond },
     balance: config.balance,
     weights: config.upstreamWeights,
+    maxFollowsPerConnection: config.maxFollowsPerUpstreamConnection,
   });
   await pool.start();
   const proxy = new RpcProxy(pool, { ...config, methods: { allow: config.allowMethods, deny: config.denyMethods } }, logger);

@@ -9,7 +9,7 @@ import { loadProxyConfig } from '../../src/proxy/proxyConfig';
 const env = { PROXY_UPSTREAMS: 'ws://a:9944,ws://b:9944,https://c.example/key' };
 
 it('places calls by power of two choices unless told to hash client addresses', () => {
-  expect(loadProxyConfig([], env)).toMatchObject({ balance: 'p2c', upstreamWeights: [] });
+  expect(loadProxyConfig([], env)).toMatchObject({ balance: 'p2c', upstreamWeights: [], maxFollowsPerUpstreamConnection: 4 });
   expect(loadProxyConfig([], { ...env, PROXY_BALANCE: 'hash', PROXY_UPSTREAM_WEIGHTS: '3, 1,0.5' })).toMatchObject({
     balance: 'hash',
     upstreamWeights: [3, 1, 0.5],
@@ -22,6 +22,7 @@ it('refuses a mode it does not know, and weights that are not one positive numbe
   for (const weights of ['1,0,1', '1,-2,1', '1,x,1', '1,5000,1']) {
     expect(() => loadProxyConfig([], { ...env, PROXY_UPSTREAM_WEIGHTS: weights })).toThrow('upstreamWeights must be a list of numbers above 0');
   }
+  expect(() => loadProxyConfig([], { ...env, PROXY_MAX_FOLLOWS_PER_UPSTREAM_CONNECTION: '0' })).toThrow('at least 1');
 });
 
 it('takes the mode and weights from the config file, held to the same checks', () => {
