@@ -17,13 +17,14 @@ import { rendezvousPick } from '../src/proxy/rendezvous';
 import { startProxy } from '../src/proxy/startProxy';
 import type { Upstream, UpstreamPool } from '../src/proxy/upstreams';
 import { startDevnetProcess, type DevnetProcess } from './support/devnetProcess';
+import { devnetSigner } from './support/signer';
 import { connectSubscriber, type SubscriptionClient } from './support/subscriptionClient';
 
 let nodes: DevnetProcess[];
 let manifest: SeedManifest;
 let proxy: RpcProxy;
 let pool: UpstreamPool;
-let hashed: { proxy: RpcProxy; pool: UpstreamPool; httpUrl: string };
+let hashed: { proxy: RpcProxy; pool: UpstreamPool; httpUrl: string; wsUrl: string };
 let httpUrl: string;
 let wsUrl: string;
 const clients: SubscriptionClient[] = [];
@@ -40,7 +41,7 @@ beforeAll(async () => {
   wsUrl = `ws://${started.address}`;
   // Behind one trusted balancer: the client address is what it appends to X-Forwarded-For.
   const other = await startProxy(proxyConfigFor(urls, { ...settings, balance: 'hash', upstreamWeights: [3, 1], trustedProxies: 1 }), createLogger('silent'));
-  hashed = { proxy: other.proxy, pool: other.pool, httpUrl: `http://${other.address}` };
+  hashed = { proxy: other.proxy, pool: other.pool, httpUrl: `http://${other.address}`, wsUrl: `ws://${other.address}` };
 }, 240_000);
 
 afterAll(async () => {
@@ -49,8 +50,8 @@ afterAll(async () => {
   await Promise.all((nodes ?? []).map((node) => node.stop()));
 });
 
-async function subscriber(): Promise<SubscriptionClient> {
-  const client = await connectSubscriber(wsUrl);
+async function subscriber(url = wsUrl, headers: Record<string, string> = {}): Promise<SubscriptionClient> {
+  const client = await connectSubscriber(url, headers);
   clients.push(client);
   return client;
 }
@@ -229,6 +230,37 @@ it('keeps each client address on the node rendezvous hashing gives it, by the we
   }
 }, 60_000);
 
+/** An address that hash mode places on upstream `index` of the hashed proxy. */
+function addressOn(index: number): string {
+  const upstreams = hashed.pool.upstreams;
+  for (let i = 1; i < 255; i++) {
+    const address = `203.0.113.${i}`;
+    if (
+      rendezvousPick(
+        address,
+        upstreams,
+        (u) => u.url,
+        (u) => u.weight,
+      ) === upstreams[index]
+    )
+      return address;
+  }
+  throw new Error(`no address hashes to upstream ${index}`);
+}
+
+it('sends transaction_v1_stop to the node broadcasting the transaction', async () => {
+  for (let round = 0; round < 6; round++) {
+    const before = callsAt(pool.upstreams);
+    // Not a valid transaction: a node broadcasts nothing, but it opens the operation all the same.
+    const operationId = (await rpc(httpUrl, 'transaction_v1_broadcast', ['0x00'])).result;
+    expect(typeof operationId).toBe('string');
+    const broadcaster = since(before, pool.upstreams).findIndex((calls) => calls > 0);
+    const mid = callsAt(pool.upstreams);
+    expect(await rpc(httpUrl, 'transaction_v1_stop', [operationId])).toMatchObject({ result: null });
+    expect(since(mid, pool.upstreams)[broadcaster]).toBe(1);
+  }
+});
+
 it('ends a follow with `stop` when its node is lost, and a new follow works on the node left', async () => {
   const client = await subscriber();
   const watcher = await subscriber();
@@ -240,6 +272,17 @@ it('ends a follow with `stop` when its node is lost, and a new follow works on t
   const second = await follow(client);
   const secondHolder = holderSince(heldOne);
   const survivor = 1 - holder;
+  // Through the hash-mode proxy, a client placed on that node: its follow and its watched transaction go there too.
+  const placed = await subscriber(hashed.wsUrl, { 'X-Forwarded-For': addressOn(holder) });
+  const placedFollow = await follow(placed);
+  expect(hashed.pool.upstreams[holder].subscriptions).toBe(1);
+  const signer = await devnetSigner(nodes[survivor].wsUrl);
+  const transfer = await signer.transfer(10n ** 10n);
+  await signer.close();
+  const watch = await placed.call<string>('author_submitAndWatchExtrinsic', [transfer]);
+  // Substrate says "ready", chopsticks {"ready":null}: in the pool, not in a block (the devnet builds blocks when told).
+  await placed.next<unknown>(watch, (status) => status === 'ready' || (typeof status === 'object' && status !== null && 'ready' in status));
+  expect(hashed.pool.upstreams[holder].subscriptions).toBe(2);
   const lostBefore = await metric('proxy_sticky_lost_total');
   // Every follow at that node ends: these two and any other test's still open there.
   const heldThere = pool.upstreams[holder].subscriptions;
@@ -256,6 +299,11 @@ it('ends a follow with `stop` when its node is lost, and a new follow works on t
   expect(await client.request('chainHead_v1_header', [id, finalized])).toMatchObject({ result: null });
   expect(await metric('proxy_sticky_lost_total')).toBe(lostBefore + heldThere);
   expect(pool.upstreams[holder].subscriptions).toBe(0);
+  // The hashed client's follow stops, and its transaction watch ends as a node would end it: dropped.
+  expect(await placed.next<FollowEvent>(placedFollow.id, (event) => event.event === 'stop')).toEqual({ event: 'stop' });
+  expect(await placed.next(watch, (status) => status === 'dropped')).toBe('dropped');
+  expect(placed.events(watch).at(-1)).toBe('dropped');
+  expect(hashed.pool.upstreams[holder].subscriptions).toBe(0);
   // A new follow lands on the node left.
   const onSurvivor = pool.upstreams[survivor].subscriptions;
   const again = await follow(watcher);

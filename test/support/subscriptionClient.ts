@@ -22,8 +22,9 @@ export interface SubscriptionClient {
   close(): void;
 }
 
-export async function connectSubscriber(url: string): Promise<SubscriptionClient> {
-  const socket = new WebSocket(url, { maxPayload: 64 * 1024 * 1024 });
+/** `headers` go with the upgrade request (X-Forwarded-For, as a balancer in front would write it). */
+export async function connectSubscriber(url: string, headers: Record<string, string> = {}): Promise<SubscriptionClient> {
+  const socket = new WebSocket(url, { maxPayload: 64 * 1024 * 1024, headers });
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   let nextId = 0;
