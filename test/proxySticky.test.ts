@@ -198,6 +198,17 @@ it('serves archive_v1 and keeps what the spec makes immutable', async () => {
   // A block the nodes do not have is passed on as null, never kept.
   const missing = `0x${'ab'.repeat(32)}`;
   expect(await ask('archive_v1_header', [missing])).toEqual({ result: null, nodeCalls: 2 });
+  // A storage query is a subscription on one node: its events come back, and it ends with storageDone (the client's share given back).
+  const client = await subscriber();
+  const held = subscriptionsAt();
+  const query = await client.call<string>('archive_v1_storage', [hashOfHeight, [{ key: SYSTEM_NUMBER, type: 'value' }], null]);
+  await client.next<FollowEvent>(query, (event) => event.event === 'storageDone');
+  const item = client.events(query).find((event) => (event as FollowEvent).event === 'storage') as { key: string; value: string };
+  expect(item.key).toBe(SYSTEM_NUMBER);
+  expect(Buffer.from(item.value.slice(2), 'hex').readUInt32LE(0)).toBe(height);
+  await until(() => subscriptionsAt().every((count, i) => count === held[i]));
+  expect(await client.call('archive_v1_stopStorage', [query])).toBeNull();
+  client.close();
   // The finalized height is the proxy's own answer: the lowest of the nodes', never going down.
   const finalized = (await rpc(httpUrl, 'archive_v1_finalizedHeight')).result as number;
   expect(finalized).toBe(Math.min(...pool.upstreams.map((upstream) => upstream.finalizedNumber)));
@@ -310,6 +321,14 @@ it('ends a follow with `stop` when its node is lost, and a new follow works on t
   expect(pool.upstreams[survivor].subscriptions).toBe(onSurvivor + 1);
   expect(await watcher.call<string>('chainHead_v1_header', [again.id, again.finalized])).toMatch(/^0x/);
 }, 120_000);
+
+async function until(condition: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not so within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${httpUrl}/metrics`)).text();
