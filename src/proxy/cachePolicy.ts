@@ -24,7 +24,17 @@ const AT_HASH: Record<string, number> = {
   payment_queryInfo: 1,
   payment_queryFeeDetails: 1,
   childstate_getStorage: 2,
+  // The new API's archive calls name their block by hash first.
+  archive_v1_body: 0,
+  archive_v1_header: 0,
+  archive_v1_call: 0,
 };
+
+/** Answers the same for as long as the chain is the chain. */
+const CONSTANT = new Set(['archive_v1_genesisHash', 'chainSpec_v1_genesisHash', 'chainSpec_v1_chainName', 'chainSpec_v1_properties']);
+
+/** Methods whose one parameter is a height, kept once it is finalized. */
+const BY_HEIGHT = new Set(['chain_getBlockHash', 'archive_v1_hashByHeight']);
 
 /** Methods that change something or whose answer is about now: never cached, never merged. */
 const NEVER_MERGE = /^(author_|dev_|system_(addReservedPeer|removeReservedPeer|addLogFilter|resetLogFilter))/;
@@ -60,7 +70,8 @@ export function decide(method: string, params: unknown): CacheDecision {
   if (at !== undefined && typeof list[at] === 'string' && HASH.test(list[at] as string)) {
     return { kind: 'immutable', key };
   }
-  if (method === 'chain_getBlockHash' && list.length === 1) {
+  if (CONSTANT.has(method) && list.length === 0) return { kind: 'immutable', key };
+  if (BY_HEIGHT.has(method) && list.length === 1) {
     // One height, or a list of them (a window of hashes, as fastcar asks): kept once the highest is finalized.
     const numbers = Array.isArray(list[0]) ? (list[0].length <= MAX_LISTED_HEIGHTS ? list[0].map(heightOf) : []) : [heightOf(list[0])];
     if (numbers.length > 0 && numbers.every((number) => Number.isInteger(number) && number >= 0))

@@ -41,8 +41,8 @@ export class CallRouter {
     if (maxBytes !== this.cache.maxBytes) this.cache = this.cache.resized(maxBytes);
   }
 
-  /** The result of a read: from the cache, from a call in flight already, or from a node (counted against `caller`). */
-  async answer(method: string, params: unknown[], signal: AbortSignal, caller: Slots): Promise<ResultText> {
+  /** The result of a read: from the cache, from a call in flight already, or from a node (counted against `caller`, placed for `client`). */
+  async answer(method: string, params: unknown[], signal: AbortSignal, caller: Slots, client?: string): Promise<ResultText> {
     const atTip = this.tip?.resolve(method, params);
     if (atTip) return this.answerAtTip(method, params, atTip, signal, caller);
     const decision = decide(method, params);
@@ -76,7 +76,7 @@ export class CallRouter {
       // Only what may be kept is judged: anything else is the node's answer to pass on.
       const verdictOf = cacheKey ? (result: unknown) => judge(method, params, result) : () => 'serve' as const;
       const retry = mergeKey !== undefined;
-      const { result, verdict } = await this.pool.call(method, params, { retry, minFinalized, judge: verdictOf, signal: callSignal, caller });
+      const { result, verdict } = await this.pool.call(method, params, { retry, minFinalized, judge: verdictOf, signal: callSignal, caller, client });
       // The node's list would name methods this proxy refuses.
       const permitted = (list: { methods: string[] }) => ({ ...list, methods: list.methods.filter((name) => this.policy.permits(name)) });
       const shown = method === 'rpc_methods' && isMethodList(result) ? permitted(result) : result;

@@ -10,7 +10,53 @@ export interface SubscriptionKind {
   unsubscribe: string;
   /** Shared: one upstream subscription serves every client asking the same. Else one per client. */
   shared: boolean;
+  /** State the node keeps for one connection: the subscription and the calls naming it stay on that node (stickyRoutes.ts). */
+  perNode?: PerNodeKind;
 }
+
+/** How a subscription that lives on one node ends, and what its unsubscribe call answers. */
+export interface PerNodeKind {
+  /** The last notification its client gets when the node holding it is lost. */
+  lost: unknown;
+  /** Whether a notification is its last (the node sends no more after it). */
+  isLast: (value: unknown) => boolean;
+  /** A chainHead follow (a node holds only a few on one connection). */
+  follow?: boolean;
+  /** The unsubscribe call's answer; `held`: whether the client held that subscription. */
+  unsubscribed: (held: boolean) => unknown;
+  /** Or, for a subscription the client did not hold, this error. */
+  unknownError?: string;
+}
+
+const eventOf = (value: unknown): unknown => (typeof value === 'object' && value !== null ? (value as { event?: unknown }).event : undefined);
+const oneOf = (...events: string[]) => {
+  const last = new Set(events);
+  return (value: unknown) => last.has(eventOf(value) as string);
+};
+const LOST = 'the node holding it was lost';
+const NULL = () => null;
+
+/** The new JSON-RPC API's stateful subscriptions: spec shapes of their ends (paritytech/json-rpc-interface-spec). */
+const FOLLOW: PerNodeKind = { lost: { event: 'stop' }, isLast: oneOf('stop'), follow: true, unsubscribed: NULL };
+const TRANSACTION_WATCH: PerNodeKind = {
+  lost: { event: 'dropped', error: LOST },
+  isLast: oneOf('finalized', 'error', 'invalid', 'dropped'),
+  unsubscribed: NULL,
+  unknownError: 'Invalid subscription id: no transaction watched under it',
+};
+const ARCHIVE_STORAGE: PerNodeKind = { lost: { event: 'storageError', error: LOST }, isLast: oneOf('storageDone', 'storageError'), unsubscribed: NULL };
+const ARCHIVE_DIFF: PerNodeKind = {
+  lost: { event: 'storageDiffError', error: LOST },
+  isLast: oneOf('storageDiffDone', 'storageDiffError'),
+  unsubscribed: NULL,
+};
+/** Legacy statuses after which a node sends nothing more about the transaction. */
+const FINAL_STATUS = new Set(['dropped', 'invalid', 'finalized', 'usurped', 'finalityTimeout']);
+const LEGACY_WATCH: PerNodeKind = {
+  lost: 'dropped',
+  isLast: (value) => FINAL_STATUS.has(typeof value === 'string' ? value : Object.keys((value as object | null) ?? {})[0]),
+  unsubscribed: (held) => held,
+};
 
 const SUBSCRIPTIONS = new Map<string, SubscriptionKind>([
   ['chain_subscribeNewHeads', { notification: 'chain_newHead', unsubscribe: 'chain_unsubscribeNewHeads', shared: true }],
@@ -22,10 +68,31 @@ const SUBSCRIPTIONS = new Map<string, SubscriptionKind>([
   ['state_subscribeRuntimeVersion', { notification: 'state_runtimeVersion', unsubscribe: 'state_unsubscribeRuntimeVersion', shared: true }],
   ['state_subscribeStorage', { notification: 'state_storage', unsubscribe: 'state_unsubscribeStorage', shared: true }],
   // A transaction's status is about that client's transaction alone.
-  ['author_submitAndWatchExtrinsic', { notification: 'author_extrinsicUpdate', unsubscribe: 'author_unwatchExtrinsic', shared: false }],
+  ['author_submitAndWatchExtrinsic', { notification: 'author_extrinsicUpdate', unsubscribe: 'author_unwatchExtrinsic', shared: false, perNode: LEGACY_WATCH }],
+  ['chainHead_v1_follow', { notification: 'chainHead_v1_followEvent', unsubscribe: 'chainHead_v1_unfollow', shared: false, perNode: FOLLOW }],
+  [
+    'transactionWatch_v1_submitAndWatch',
+    { notification: 'transactionWatch_v1_watchEvent', unsubscribe: 'transactionWatch_v1_unwatch', shared: false, perNode: TRANSACTION_WATCH },
+  ],
+  ['archive_v1_storage', { notification: 'archive_v1_storageEvent', unsubscribe: 'archive_v1_stopStorage', shared: false, perNode: ARCHIVE_STORAGE }],
+  ['archive_v1_storageDiff', { notification: 'archive_v1_storageDiffEvent', unsubscribe: 'archive_v1_stopStorageDiff', shared: false, perNode: ARCHIVE_DIFF }],
 ]);
 
-const UNSUBSCRIBE = new Set([...SUBSCRIPTIONS.values()].map((kind) => kind.unsubscribe));
+/**
+ * Calls that name a chainHead follow (their first parameter) and what each answers when the
+ * client holds no such follow (invalid or stale, in the spec's words): the node is not asked.
+ */
+export const FOLLOW_CALLS = new Map<string, unknown>([
+  ['chainHead_v1_body', { result: 'limitReached' }],
+  ['chainHead_v1_call', { result: 'limitReached' }],
+  ['chainHead_v1_storage', { result: 'limitReached' }],
+  ['chainHead_v1_header', null],
+  ['chainHead_v1_unpin', null],
+  ['chainHead_v1_continue', null],
+  ['chainHead_v1_stopOperation', null],
+]);
+
+const UNSUBSCRIBE = new Map([...SUBSCRIPTIONS.values()].map((kind) => [kind.unsubscribe, kind]));
 
 /** Calls with one answer that read the chain, or submit a transaction. */
 const SAFE_CALLS = [
@@ -71,6 +138,16 @@ const SAFE_CALLS = [
   'author_submitExtrinsic',
   'transaction_v1_broadcast',
   'transaction_v1_stop',
+  ...FOLLOW_CALLS.keys(),
+  'archive_v1_body',
+  'archive_v1_call',
+  'archive_v1_finalizedHeight',
+  'archive_v1_genesisHash',
+  'archive_v1_hashByHeight',
+  'archive_v1_header',
+  'chainSpec_v1_chainName',
+  'chainSpec_v1_genesisHash',
+  'chainSpec_v1_properties',
 ];
 
 export interface MethodPolicyOptions {
@@ -89,7 +166,7 @@ function matcher(patterns: string[]): (method: string) => boolean {
 export class MethodPolicy {
   private allowed: (method: string) => boolean = () => false;
   private denied: (method: string) => boolean = () => false;
-  private readonly defaults = new Set([...SAFE_CALLS, ...SUBSCRIPTIONS.keys(), ...UNSUBSCRIBE]);
+  private readonly defaults = new Set([...SAFE_CALLS, ...SUBSCRIPTIONS.keys(), ...UNSUBSCRIBE.keys()]);
 
   constructor(options: MethodPolicyOptions = {}) {
     this.update(options);
@@ -112,6 +189,11 @@ export class MethodPolicy {
 
   isUnsubscribe(method: string): boolean {
     return UNSUBSCRIBE.has(method);
+  }
+
+  /** The kind of subscription an unsubscribe method ends. */
+  unsubscribing(method: string): SubscriptionKind | undefined {
+    return UNSUBSCRIBE.get(method);
   }
 
   /** Checks the parameters of calls that are safe only with some of them. */

@@ -21,6 +21,7 @@ import {
   type Setting,
   type Table,
 } from '../settings';
+import type { BalanceMode } from './upstreams';
 
 /** What one client may take of the proxy. */
 export interface ProxyLimits {
@@ -97,6 +98,12 @@ export interface ProxyConfig extends ProxyLimits, ProxyRateLimits {
   allowMethods: string[];
   /** Methods refused even if safe by default. */
   denyMethods: string[];
+  /** How a client's calls are placed on the nodes: power of two choices, or rendezvous hashing of its address. */
+  balance: BalanceMode;
+  /** Each upstream's share of clients in `hash` mode, in the order of `upstreams`; empty: 1 each. */
+  upstreamWeights: number[];
+  /** chainHead follows held on one connection to a node (Substrate allows 4). */
+  maxFollowsPerUpstreamConnection: number;
 }
 
 const UPSTREAM_URL = /^(wss?|https?):\/\//;
@@ -136,6 +143,36 @@ function methodRates(names: readonly string[], help: string): Setting<string> {
 }
 
 const AT_LEAST_ONE = { min: 1 };
+
+const BALANCE_MODES: readonly BalanceMode[] = ['p2c', 'hash'];
+
+const balanceMode: Setting<BalanceMode> = {
+  names: ['PROXY_BALANCE'],
+  fallback: 'p2c',
+  help: 'how calls are placed on the nodes: p2c (power of two choices on calls in flight) or hash (by client address, weighted; default p2c)',
+  read: (env, base) => (pick(env, ['PROXY_BALANCE']) as BalanceMode | undefined) ?? base,
+  check(mode, key) {
+    if (!BALANCE_MODES.includes(mode)) throw new ConfigError(`${key} must be one of ${BALANCE_MODES.join(', ')}`);
+  },
+};
+
+/** The most one node may weigh against another: past it a node would take (almost) every client anyway. */
+const MAX_WEIGHT = 1000;
+
+const upstreamWeights: Setting<number[]> = {
+  names: ['PROXY_UPSTREAM_WEIGHTS'],
+  fallback: [],
+  help: 'hash mode: comma-separated weights, one per upstream in order (a node of weight 2 takes twice the clients; default 1 each)',
+  read: (env, base) => {
+    const raw = pick(env, ['PROXY_UPSTREAM_WEIGHTS']);
+    return raw === undefined ? base : splitList(raw).map(Number);
+  },
+  check(weights, key) {
+    if (!Array.isArray(weights) || !weights.every((weight) => typeof weight === 'number' && weight > 0 && weight <= MAX_WEIGHT)) {
+      throw new ConfigError(`${key} must be a list of numbers above 0 and at most ${MAX_WEIGHT}`);
+    }
+  },
+};
 
 const SETTINGS: Table<ProxyConfig> = {
   upstreams: {
@@ -235,7 +272,24 @@ const SETTINGS: Table<ProxyConfig> = {
     ['PROXY_RATE_LIMIT_METHODS'],
     'costly methods limited per address on their own, calls per window (+burst): state_call=20+40,state_getKeysPaged=20,archive_*=5 (default none)',
   ),
+  balance: balanceMode,
+  upstreamWeights,
+  maxFollowsPerUpstreamConnection: count(
+    ['PROXY_MAX_FOLLOWS_PER_UPSTREAM_CONNECTION'],
+    4,
+    "chainHead_v1_follow subscriptions on one connection to a node (a node's own limit)",
+    AT_LEAST_ONE,
+  ),
 };
+
+/** Rules between settings: a weight for each upstream, or none. */
+function checkTogether(config: ProxyConfig): ProxyConfig {
+  const { upstreamWeights: weights, upstreams } = config;
+  if (weights.length > 0 && weights.length !== upstreams.length) {
+    throw new ConfigError(`upstreamWeights lists ${weights.length} weights for ${upstreams.length} upstreams: give one for each, in the same order`);
+  }
+  return config;
+}
 
 /** The defaults with the given upstreams: for code that starts a proxy itself (tests, benchmarks). */
 export function proxyConfigFor(upstreams: string[], overrides: Partial<ProxyConfig> = {}): ProxyConfig {
@@ -280,7 +334,7 @@ export function loadProxyConfig(argv: string[], env: Env = process.env): ProxyCo
     checkFileValues(file, path, base);
     Object.assign(base, file);
   }
-  return readTable(SETTINGS, env, base);
+  return checkTogether(readTable(SETTINGS, env, base));
 }
 
 /** The file named by `--config`, if any. */

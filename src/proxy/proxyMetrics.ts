@@ -25,6 +25,11 @@ export class ProxyMetrics {
   readonly mergedCalls = new Counter({ name: 'proxy_merged_calls_total', help: 'Calls answered by a call already in flight', registers: [this.registry] });
   readonly upstreamCalls = new Counter({ name: 'proxy_upstream_calls_total', help: 'Calls sent to upstream nodes', registers: [this.registry] });
   readonly callTimeouts = new Counter({ name: 'proxy_call_timeouts_total', help: 'Calls the node did not answer in time', registers: [this.registry] });
+  readonly stickyLost = new Counter({
+    name: 'proxy_sticky_lost_total',
+    help: 'Subscriptions held at one node (chainHead follows, watched transactions) ended because that node was lost',
+    registers: [this.registry],
+  });
   private readonly refusedCalls = new Counter({
     name: 'proxy_refused_calls_total',
     help: 'Calls (and connections) answered with an error without reaching a node, by reason',

@@ -13,6 +13,7 @@
 // ends the process: every connection and every message has its own catch
 // (proxyFront.ts).
 import type { Logger } from '../logger';
+import { ArchiveHeight } from './archiveHeight';
 import { NodeTimeoutError, RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
 import { resultText, type ResultText } from './answerCache';
@@ -29,6 +30,7 @@ import { ProxyFront } from './proxyFront';
 import { ProxyMetrics, type RefusedReason } from './proxyMetrics';
 import { RateGate } from './rateGate';
 import { Slots } from '../slots';
+import { StickyRoutes, unsubscribeAnswer } from './stickyRoutes';
 import { SubscriptionHub } from './subscriptionHub';
 import { TipAnswers } from './tipAnswers';
 import { registerTipMetrics } from './tipMetrics';
@@ -65,6 +67,8 @@ export class RpcProxy {
   private readonly book: ClientBook;
   private readonly router: CallRouter;
   private readonly hub: SubscriptionHub;
+  private readonly sticky: StickyRoutes;
+  private readonly archiveHeight: ArchiveHeight;
   private readonly sockets: OpenSockets;
   private readonly front: ProxyFront;
   private readonly tracker: TipTracker;
@@ -102,7 +106,9 @@ export class RpcProxy {
     registerTipMetrics(this.metrics.registry, this.tracker, this.tipAnswers);
     this.router = new CallRouter(pool, this.policy, options, this.metrics, this.tipAnswers);
     this.gate = RateGate.of(options, this.metrics.registry, logger);
-    this.hub = new SubscriptionHub(pool, this.book, options, this.metrics);
+    this.sticky = new StickyRoutes(pool, this.metrics);
+    this.archiveHeight = new ArchiveHeight(pool);
+    this.hub = new SubscriptionHub(pool, this.book, options, this.metrics, this.sticky);
     this.sockets = new OpenSockets(options, this.metrics);
     this.front = new ProxyFront(
       options,
@@ -244,13 +250,15 @@ export class RpcProxy {
       this.metrics.refused('params');
       throw new RpcError(RpcCode.invalidParams, `Invalid params: ${problem}`);
     }
+    if (this.sticky.handles(method)) return this.sticky.call(method, params, connection, signal);
     const kind = this.policy.subscription(method);
     if (kind || this.policy.isUnsubscribe(method)) {
       if (!connection.socket) throw new RpcError(RpcCode.methodNotFound, 'Subscriptions need a WebSocket connection');
       if (kind) return resultText(await this.hub.subscribe(method, params, kind, connection));
-      return resultText(await this.hub.unsubscribe(connection, String(params[0])));
+      return unsubscribeAnswer(this.policy.unsubscribing(method), await this.hub.unsubscribe(connection, String(params[0])));
     }
-    return this.router.answer(method, params, signal, connection.client.atNodes);
+    if (method === 'archive_v1_finalizedHeight') return resultText(this.archiveHeight.answer());
+    return this.router.answer(method, params, signal, connection.client.atNodes, connection.client.key);
   }
 }
 

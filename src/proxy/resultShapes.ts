@@ -3,6 +3,7 @@
 // later client: a cached value is checked for its type per method and, where
 // the call names a block by hash, for being that block.
 import { TypeRegistry } from '@polkadot/types';
+import { blake2AsHex } from '@polkadot/util-crypto';
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 const HEX = /^0x(?:[0-9a-fA-F]{2})*$/;
@@ -76,6 +77,16 @@ const SHAPES: Map<string, Check> = new Map<string, Check>([
   ['payment_queryInfo', (result) => isObject(result) && 'partialFee' in result],
   ['payment_queryFeeDetails', (result) => isObject(result) && 'inclusionFee' in result],
   ['childstate_getStorage', isHex],
+  // The new API: headers as SCALE hex, bodies as lists of hex, calls as success or failure.
+  ['archive_v1_header', isHex],
+  ['archive_v1_body', (result) => Array.isArray(result) && result.every(isHex)],
+  ['archive_v1_call', (result) => isObject(result) && (result.success === false || (result.success === true && isHex(result.value)))],
+  ['archive_v1_genesisHash', isHash],
+  // A finalized height has exactly one block.
+  ['archive_v1_hashByHeight', (result) => Array.isArray(result) && result.length <= 1 && result.every(isHash)],
+  ['chainSpec_v1_genesisHash', isHash],
+  ['chainSpec_v1_chainName', (result) => typeof result === 'string'],
+  ['chainSpec_v1_properties', isObject],
 ]);
 
 export type Verdict = 'cache' | 'serve' | 'invalid';
@@ -92,6 +103,9 @@ export function judge(method: string, params: unknown[], result: unknown): Verdi
   if (!check(result, params)) return 'invalid';
   // An empty list (no keys under a prefix, say) is cheap to ask for in endless variants: passed on, never kept.
   if (Array.isArray(result) && result.length === 0) return 'serve';
+  // A failed call's message may change (the spec says so): passed on, never kept.
+  if (method === 'archive_v1_call' && (result as { success: boolean }).success === false) return 'serve';
+  if (method === 'archive_v1_header') return blake2AsHex(result as string) === String(params[0]).toLowerCase() ? 'cache' : 'serve';
   if (method === 'chain_getHeader' || method === 'chain_getBlock') {
     const header = method === 'chain_getBlock' ? (result as { block: { header: unknown } }).block.header : result;
     return hashOfHeader(header) === String(params[0]).toLowerCase() ? 'cache' : 'serve';

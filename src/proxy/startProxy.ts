@@ -18,6 +18,9 @@ export async function startProxy(
     maxLagBlocks: config.maxLagBlocks,
     healthIntervalMs: config.healthIntervalMs,
     http: { maxBatch: config.httpMaxBatch, maxInFlight: config.httpMaxInFlight, ratePerSecond: config.httpRatePerSecond },
+    balance: config.balance,
+    weights: config.upstreamWeights,
+    maxFollowsPerConnection: config.maxFollowsPerUpstreamConnection,
   };
   const pool = new UpstreamPool(config.upstreams, poolOptions);
   await pool.start();

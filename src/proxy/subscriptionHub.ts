@@ -1,7 +1,9 @@
 // Subscriptions over WebSocket. Those about the chain (heads, runtime version,
 // storage) are shared: clients asking the same thing ride on one upstream
 // subscription, and a late joiner gets the latest value at once. Those about a
-// client's own business (its transaction) get an upstream subscription each.
+// client's own business (its transaction) get an upstream subscription each;
+// those that are state at one node (a chainHead follow) stay there
+// (stickyRoutes.ts).
 // Each is counted against its connection's cap and its client's (ClientBook),
 // and none outlives the client that asked, also when it left before the node
 // answered.
@@ -9,9 +11,10 @@ import { resultText, type ResultText } from './answerCache';
 import { isRefusal, type ClientBook } from './clientBook';
 import type { Connection } from './connection';
 import { LaneClosedError } from './fairScheduler';
-import type { SubscriptionKind } from './methods';
+import type { PerNodeKind, SubscriptionKind } from './methods';
 import { Outgoing } from './outgoing';
 import type { ProxyMetrics } from './proxyMetrics';
+import type { StickyRoutes } from './stickyRoutes';
 import { NoUpstreamError, type UpstreamPool } from './upstreams';
 import { RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
@@ -39,6 +42,7 @@ export class SubscriptionHub {
     private readonly book: ClientBook,
     private readonly limits: { maxSubscriptionsPerConnection: number },
     private readonly metrics: ProxyMetrics,
+    private readonly sticky: StickyRoutes,
   ) {}
 
   /** Opens (or joins) the subscription; its id for the client. */
@@ -55,7 +59,9 @@ export class SubscriptionHub {
     }
     let opened: Opened;
     try {
-      opened = kind.shared ? await this.joinShared(method, params, kind, connection) : await this.openPrivate(method, params, kind, connection);
+      if (kind.shared) opened = await this.joinShared(method, params, kind, connection);
+      else if (kind.perNode) opened = await this.openPerNode(method, params, { ...kind, perNode: kind.perNode }, connection);
+      else opened = await this.openPrivate(method, params, kind, connection);
     } catch (error) {
       release();
       throw error;
@@ -149,17 +155,43 @@ export class SubscriptionHub {
     return { id: subscriptionId, leave: close };
   }
 
+  /** On one node, for as long as that node's connection lasts: it ends by itself when the node is lost or says it is over. */
+  private async openPerNode(method: string, params: unknown[], kind: SubscriptionKind & { perNode: PerNodeKind }, connection: Connection): Promise<Opened> {
+    const subscriptionId = this.newSubscriptionId();
+    const send = notifier(connection, kind.notification, subscriptionId);
+    const finished = () => void this.unsubscribe(connection, subscriptionId).catch(() => undefined);
+    connection.pendingSubscriptions += 1;
+    let leave: () => Promise<void>;
+    try {
+      leave = await this.atUpstream(() => this.sticky.open(method, params, kind, connection, subscriptionId, send, finished));
+    } finally {
+      connection.pendingSubscriptions -= 1;
+    }
+    if (connection.closed) {
+      await leave();
+      throw new LaneClosedError();
+    }
+    return { id: subscriptionId, leave };
+  }
+
   private async openUpstream(method: string, params: unknown[], kind: SubscriptionKind, onResult: (result: ResultText) => void): Promise<() => Promise<void>> {
+    return this.atUpstream(async () => {
+      const upstream = this.pool.subscriptionUpstream();
+      if (!upstream) throw new NoUpstreamError('no node is available, or none has room for another subscription');
+      this.metrics.upstreamCalls.inc();
+      return upstream.subscribe(kind.notification, method, kind.unsubscribe, params, (value) => onResult(resultText(value)));
+    });
+  }
+
+  /** Opens a subscription at a node: a failure other than the node's own JSON-RPC error is "no upstream". */
+  private async atUpstream<T>(open: () => Promise<T>): Promise<T> {
     if (!this.pool.supportsSubscriptions) {
       throw new RpcError(RpcCode.methodNotFound, 'Subscriptions are not available: the proxy reaches its nodes over HTTP(S) only');
     }
-    const upstream = this.pool.subscriptionUpstream();
-    if (!upstream) throw new NoUpstreamError('no node is available, or none has room for another subscription');
-    this.metrics.upstreamCalls.inc();
     try {
-      return await upstream.subscribe(kind.notification, method, kind.unsubscribe, params, (value) => onResult(resultText(value)));
+      return await open();
     } catch (error) {
-      throw error instanceof RpcError ? error : new NoUpstreamError((error as Error)?.message ?? String(error));
+      throw error instanceof RpcError || error instanceof NoUpstreamError ? error : new NoUpstreamError((error as Error)?.message ?? String(error));
     }
   }
 

@@ -10,12 +10,17 @@
 // its client's (`caller`), until the node answers it or the transport gives it
 // up: a client cannot leave work at the node and send as much again.
 // Subscriptions spread over several connections to a node, each holding at
-// most as many as a node allows on one connection.
+// most as many as a node allows on one connection. A subscription that is
+// state at the node for its connection (a chainHead follow) keeps its
+// connection: calls about it go over that one (nodeSubscription.ts).
 import type { HttpRpcCounts } from '../rpc/httpTransport';
-import { NodeThrottledError, NodeTimeoutError, RpcError } from '../rpc/nodeErrors';
+import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError, RpcError } from '../rpc/nodeErrors';
+import type { ConnectionBound } from '../rpc/transport';
 import { RpcCode } from '../rpc/rpcCodes';
 import { backoffMs } from '../rpc/retryPolicy';
+import { NodeSubscription, type NodeSubscriptionEvents } from './nodeSubscription';
 import type { Verdict } from './resultShapes';
+import { rendezvousPick } from './rendezvous';
 import { AbandonedCallError, Slots } from '../slots';
 import { transportForUrl } from './httpUpstreamTransport';
 import type { HttpUpstreamSettings, TransportFactory, UpstreamTransport } from './transport';
@@ -53,13 +58,20 @@ export interface UpstreamOptions {
   transport?: TransportFactory;
   /** How an http(s):// node is used (batch size, requests in flight and per second); the transport's defaults if unset. */
   http?: HttpUpstreamSettings;
+  /** chainHead follows one connection to the node holds (Substrate allows 4); default 4. */
+  maxFollowsPerConnection?: number;
 }
 
 /** One connection to the node and the subscriptions it holds (or has been promised). */
 interface Link {
   transport: UpstreamTransport;
   subscriptions: number;
+  /** Of them, chainHead follows: a node holds only a few per connection. */
+  follows: number;
 }
+
+/** Substrate's own limit of chainHead follows on one connection. */
+const NODE_FOLLOWS_PER_CONNECTION = 4;
 
 export class Upstream {
   private readonly links: Link[];
@@ -75,6 +87,8 @@ export class Upstream {
   /** Failures (errors, "overloaded" answers) in a row, each backing the node off twice as long. */
   private failuresInRow = 0;
   private probing = false;
+  /** Its share of clients when they are placed by hashing their address (see rendezvous.ts). */
+  weight = 1;
 
   constructor(
     readonly url: string,
@@ -82,7 +96,7 @@ export class Upstream {
   ) {
     this.open = options.transport ?? transportForUrl;
     this.slots = new Slots(options.maxConcurrent);
-    this.links = [{ transport: this.connect(), subscriptions: 0 }];
+    this.links = [{ transport: this.connect(), subscriptions: 0, follows: 0 }];
   }
 
   private connect(): UpstreamTransport {
@@ -132,10 +146,15 @@ export class Upstream {
     return this.primary.supportsSubscriptions;
   }
 
-  /** Whether a subscription can still be placed here without going over the node's limit. */
-  get hasSubscriptionRoom(): boolean {
+  /** Whether a subscription (a chainHead follow, if `follow`) can still be placed here without going over the node's limits. */
+  hasSubscriptionRoom(follow = false): boolean {
     if (!this.supportsSubscriptions) return false;
-    return this.links.length < this.options.maxConnections || this.links.some((link) => link.subscriptions < this.options.maxSubscriptionsPerConnection);
+    return this.links.length < this.options.maxConnections || this.links.some((link) => this.hasRoom(link, follow));
+  }
+
+  private hasRoom(link: Link, follow: boolean): boolean {
+    if (link.subscriptions >= this.options.maxSubscriptionsPerConnection) return false;
+    return !follow || link.follows < (this.options.maxFollowsPerConnection ?? NODE_FOLLOWS_PER_CONNECTION);
   }
 
   /**
@@ -144,7 +163,7 @@ export class Upstream {
    * NodeTimeoutError, and both slots stay taken until the node answers or the
    * transport gives up.
    */
-  async call(method: string, params: unknown[], signal?: AbortSignal, caller?: Slots): Promise<unknown> {
+  async call(method: string, params: unknown[], signal?: AbortSignal, caller?: Slots, via: UpstreamTransport = this.primary): Promise<unknown> {
     await caller?.take(signal);
     try {
       await this.slots.take(signal);
@@ -153,7 +172,7 @@ export class Upstream {
       throw error;
     }
     this.calls += 1;
-    const sent = this.primary.send(method, params, { idempotent: !CHANGES_NODE.test(method) });
+    const sent = via.send(method, params, { idempotent: !CHANGES_NODE.test(method) });
     sent
       .catch(() => undefined)
       .finally(() => {
@@ -215,41 +234,96 @@ export class Upstream {
     params: unknown[],
     onValue: (value: unknown) => void,
   ): Promise<() => Promise<void>> {
-    const link = this.linkWithRoom();
-    link.subscriptions += 1; // promised now, so that concurrent subscribers count it
+    return (await this.subscribeOn(notification, method, unsubscribeMethod, params, onValue)).end;
+  }
+
+  /**
+   * Subscribes to what the node keeps for one connection (a chainHead follow, a watched
+   * transaction): calls about it go over that connection, and `events.lost` is told when it closes.
+   */
+  async subscribeBound(
+    notification: string,
+    method: string,
+    unsubscribeMethod: string,
+    params: unknown[],
+    onValue: (value: unknown) => void,
+    events: NodeSubscriptionEvents,
+  ): Promise<NodeSubscription> {
+    let serverId: string | number | undefined;
+    let lost = false;
+    const bound = {
+      opened: (id: string | number) => {
+        serverId = id;
+      },
+      lost: () => {
+        lost = true;
+        events.lost();
+      },
+    };
+    const { end, link } = await this.subscribeOn(notification, method, unsubscribeMethod, params, onValue, bound, events.follow);
+    if (lost || serverId === undefined) {
+      await end();
+      throw new NodeUnavailableError('the connection to the node closed as the subscription opened');
+    }
+    const call = (callMethod: string, callParams: unknown[], signal?: AbortSignal, caller?: Slots) =>
+      this.call(callMethod, callParams, signal, caller, link.transport);
+    return new NodeSubscription(this, serverId, call, end);
+  }
+
+  private async subscribeOn(
+    notification: string,
+    method: string,
+    unsubscribeMethod: string,
+    params: unknown[],
+    onValue: (value: unknown) => void,
+    bound?: ConnectionBound,
+    follow = false,
+  ): Promise<{ end: () => Promise<void>; link: Link }> {
+    const link = this.linkWithRoom(follow);
+    // Promised now, so that concurrent subscribers count it.
+    link.subscriptions += 1;
+    if (follow) link.follows += 1;
     let end: () => Promise<void>;
     try {
       if (!link.transport.connected)
         await withTimeout(link.transport.ready, this.options.timeoutMs, () => new Error('the connection to the node did not open'));
-      end = await link.transport.subscribe(notification, method, unsubscribeMethod, params, onValue);
+      end = await link.transport.subscribe(notification, method, unsubscribeMethod, params, onValue, bound);
     } catch (error) {
-      this.release(link);
+      this.release(link, follow);
       throw error;
     }
     let ended = false;
-    return async () => {
+    const endIt = async () => {
       if (ended) return;
       ended = true;
       await end();
-      this.release(link);
+      this.release(link, follow);
     };
+    return { end: endIt, link };
   }
 
-  private linkWithRoom(): Link {
-    const max = this.options.maxSubscriptionsPerConnection;
-    const link = this.links.find((candidate) => candidate.subscriptions < max);
+  private linkWithRoom(follow: boolean): Link {
+    const link = this.links.find((candidate) => this.hasRoom(candidate, follow));
     if (link) return link;
     if (this.links.length >= this.options.maxConnections) {
-      throw new RpcError(RpcCode.tooManySubscriptions, `Too many subscriptions: the proxy's ${this.links.length} connections to the node hold ${max} each`);
+      const max = this.options.maxSubscriptionsPerConnection;
+      const what = follow
+        ? `chainHead follows (${this.options.maxFollowsPerConnection ?? NODE_FOLLOWS_PER_CONNECTION} a connection)`
+        : `subscriptions (${max} each)`;
+      throw new RpcError(
+        follow ? RpcCode.followLimit : RpcCode.tooManySubscriptions,
+        `Too many ${what} on the proxy's ${this.links.length} connections to the node`,
+      );
     }
-    const opened: Link = { transport: this.connect(), subscriptions: 0 };
+    const opened: Link = { transport: this.connect(), subscriptions: 0, follows: 0 };
     this.links.push(opened);
     return opened;
   }
 
   /** One subscription fewer on `link`; a connection other than the first closes once it holds none. */
-  private release(link: Link): void {
+  private release(link: Link, follow: boolean): void {
     link.subscriptions -= 1;
+    if (follow) link.follows -= 1;
     if (link.subscriptions > 0 || link === this.links[0]) return;
     const at = this.links.indexOf(link);
     if (at >= 0) this.links.splice(at, 1);
@@ -307,11 +381,18 @@ function withTimeout<T>(promise: Promise<T>, ms: number, error: () => Error): Pr
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** How a call's node is chosen: power of two choices on load, or by hashing the client's address (rendezvous.ts). */
+export type BalanceMode = 'p2c' | 'hash';
+
 export interface PoolOptions extends UpstreamOptions {
   /** How many blocks behind the best upstream a node may be and still serve. */
   maxLagBlocks: number;
   healthIntervalMs: number;
   retries: number;
+  /** Default p2c. */
+  balance?: BalanceMode;
+  /** Each upstream's share of clients in `hash` mode, in the order of the URLs; 1 each if unset. */
+  weights?: number[];
 }
 
 export interface CallOptions {
@@ -326,6 +407,8 @@ export interface CallOptions {
   caller?: Slots;
   /** Only upstreams it accepts may answer (a call at the tip: those that have announced that block). */
   usable?: (upstream: Upstream) => boolean;
+  /** The client's address: in `hash` mode, what places the call. */
+  client?: string;
 }
 
 export class UpstreamPool {
@@ -340,6 +423,9 @@ export class UpstreamPool {
   ) {
     if (urls.length === 0) throw new Error('the proxy needs at least one upstream URL');
     this.upstreams = urls.map((url) => new Upstream(url, options));
+    this.upstreams.forEach((upstream, i) => {
+      upstream.weight = options.weights?.[i] ?? 1;
+    });
   }
 
   async start(): Promise<void> {
@@ -362,9 +448,17 @@ export class UpstreamPool {
     return this.upstreams.some((u) => u.available && u.finalizedNumber >= number);
   }
 
-  private pick(exclude: Set<Upstream>, minFinalized: number, usable: (u: Upstream) => boolean = () => true): Upstream | undefined {
+  private pick(exclude: Set<Upstream>, minFinalized: number, usable: (u: Upstream) => boolean = () => true, client?: string): Upstream | undefined {
     const candidates = this.upstreams.filter((u) => u.available && !exclude.has(u) && u.finalizedNumber >= minFinalized && usable(u));
     if (candidates.length <= 1) return candidates[0];
+    if (this.options.balance === 'hash' && client !== undefined) {
+      return rendezvousPick(
+        client,
+        candidates,
+        (u) => u.url,
+        (u) => u.weight,
+      );
+    }
     const a = candidates[Math.floor(Math.random() * candidates.length)];
     let b = candidates[Math.floor(Math.random() * (candidates.length - 1))];
     if (b === a) b = candidates[candidates.length - 1];
@@ -377,17 +471,17 @@ export class UpstreamPool {
    * reads); a JSON-RPC error from the node is the call's own and goes back as is,
    * and so does a timeout (another node would be as slow, and as busy after it).
    */
-  async call(method: string, params: unknown[], options: CallOptions): Promise<{ result: unknown; verdict: Verdict }> {
+  async call(method: string, params: unknown[], options: CallOptions): Promise<{ result: unknown; verdict: Verdict; upstream: Upstream }> {
     const tried = new Set<Upstream>();
     let lastError: Error = new NoUpstreamError('no node is available');
     for (let attempt = 0; attempt <= (options.retry ? this.options.retries : 0); attempt++) {
-      const upstream = this.pick(tried, options.minFinalized ?? -1, options.usable);
+      const upstream = this.pick(tried, options.minFinalized ?? -1, options.usable, options.client);
       if (!upstream) break;
       tried.add(upstream);
       try {
         const result = await upstream.call(method, params, options.signal, options.caller);
         const verdict = options.judge(result);
-        if (verdict !== 'invalid') return { result, verdict };
+        if (verdict !== 'invalid') return { result, verdict, upstream };
         upstream.answeredNonsense();
         lastError = new NoUpstreamError(`no node gave a valid answer to ${method}`);
       } catch (error) {
@@ -404,9 +498,9 @@ export class UpstreamPool {
     return this.upstreams.some((u) => u.supportsSubscriptions);
   }
 
-  /** An upstream to hold a subscription on: the least loaded available one with room for it. */
-  subscriptionUpstream(): Upstream | undefined {
-    return this.pick(new Set(), -1, (u) => u.hasSubscriptionRoom);
+  /** An upstream to hold a subscription (a chainHead follow, if `follow`) on: an available one with room for it, chosen as calls are. */
+  subscriptionUpstream(client?: string, follow = false): Upstream | undefined {
+    return this.pick(new Set(), -1, (u) => u.hasSubscriptionRoom(follow), client);
   }
 
   /**

@@ -21,19 +21,35 @@ export interface CallOptions {
   group?: unknown;
 }
 
+/**
+ * A subscription that is state the node keeps for the one connection it was opened on (a
+ * chainHead follow, a watched transaction): calls about it must use that connection, and a
+ * new connection cannot bring it back, so it is never renewed after a reconnect.
+ */
+export interface ConnectionBound {
+  /** The node's id for it, told before any notification of it is handed on. */
+  opened(serverId: string | number): void;
+  /** Its connection closed: the node has forgotten it. */
+  lost(): void;
+}
+
 export interface RpcTransport {
   /**
    * One call, answered within the transport's timeout; rejects with RpcError (the node's
    * JSON-RPC error), NodeTimeoutError or NodeUnavailableError (NodeThrottledError included).
    */
   send<T = unknown>(method: string, params: unknown[], options?: CallOptions): Promise<T>;
-  /** Subscribes to `method`'s notifications (renewed after a reconnect); resolves to the function that ends it. */
+  /**
+   * Subscribes to `method`'s notifications (renewed after a reconnect unless `bound`); resolves
+   * to the function that ends it.
+   */
   subscribe(
     notification: string,
     method: string,
     unsubscribeMethod: string,
     params: unknown[],
     onValue: (value: unknown) => void,
+    bound?: ConnectionBound,
   ): Promise<() => Promise<void>>;
   /** Whether calls can be sent now (over HTTP, with no connection to lose: always). */
   readonly connected: boolean;

@@ -18,7 +18,7 @@ import type { Socket } from 'node:net';
 import { WebSocket, type RawData } from 'ws';
 
 import { NodeTimeoutError, NodeUnavailableError, RpcError } from './nodeErrors';
-import type { RpcTransport } from './transport';
+import type { ConnectionBound, RpcTransport } from './transport';
 
 export interface WsRpcOptions {
   url: string;
@@ -58,6 +58,8 @@ class Subscription {
     readonly unsubscribeMethod: string,
     readonly params: unknown[],
     readonly onValue: (value: unknown) => void,
+    /** Tied to the connection it was opened on: told of its id and of that connection's end, never renewed. */
+    readonly bound: ConnectionBound | undefined,
   ) {}
 }
 
@@ -150,7 +152,8 @@ export class WsRpcClient implements RpcTransport {
 
   /**
    * Subscribes to `method`; `onValue` gets each notification's result. The subscription is
-   * taken out again after each reconnect until the returned function ends it.
+   * taken out again after each reconnect until the returned function ends it, unless it is
+   * `bound` to its connection: then it ends with that connection, and `bound.lost` is told.
    */
   async subscribe(
     notification: string,
@@ -158,8 +161,9 @@ export class WsRpcClient implements RpcTransport {
     unsubscribeMethod: string,
     params: unknown[],
     onValue: (value: unknown) => void,
+    bound?: ConnectionBound,
   ): Promise<() => Promise<void>> {
-    const subscription = new Subscription(notification, method, unsubscribeMethod, params, onValue);
+    const subscription = new Subscription(notification, method, unsubscribeMethod, params, onValue, bound);
     await this.request(method, params, subscription);
     return () => this.unsubscribe(subscription);
   }
@@ -284,10 +288,24 @@ export class WsRpcClient implements RpcTransport {
     this.open = false;
     this.socket = undefined;
     this.tcp = undefined;
-    for (const subscription of this.subscriptions) subscription.serverId = undefined;
+    const lost: ConnectionBound[] = [];
+    for (const subscription of this.subscriptions) {
+      subscription.serverId = undefined;
+      if (!subscription.bound) continue;
+      subscription.ended = true;
+      this.subscriptions.delete(subscription);
+      lost.push(subscription.bound);
+    }
     this.byServerId.clear();
     const why = reason.length > 0 ? `${code} ${reason.toString().slice(0, 120)}` : String(code);
     this.failAll(`disconnected from the node (${why})`);
+    for (const bound of lost) {
+      try {
+        bound.lost();
+      } catch {
+        // The subscriber's fault; the others are still told.
+      }
+    }
     this.scheduleReconnect();
   }
 
@@ -410,6 +428,7 @@ export class WsRpcClient implements RpcTransport {
     subscription.serverId = serverId;
     this.subscriptions.add(subscription);
     this.byServerId.set(serverId, subscription);
+    subscription.bound?.opened(serverId);
     const waiting = this.early.get(serverId);
     if (waiting) {
       this.early.delete(serverId);
