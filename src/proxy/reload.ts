@@ -104,7 +104,11 @@ export class ProxyReloader {
       maxLagBlocks: next.maxLagBlocks,
       maxSubscriptionsPerConnection: next.maxSubscriptionsPerUpstreamConnection,
       maxConnections: next.maxUpstreamConnections,
+      balance: next.balance,
+      weights: next.upstreamWeights,
+      maxFollowsPerConnection: next.maxFollowsPerUpstreamConnection,
     });
+    pool.setWeights(next.upstreams, next.upstreamWeights);
     proxy.reconfigure({ ...next, methods: { allow: next.allowMethods, deny: next.denyMethods } });
     this.running = next;
     if (keptAsRunning.length > 0) this.logger.warn({ settings: keptAsRunning }, 'proxy config: these settings change on a restart only; running values kept');

@@ -512,6 +512,14 @@ export class UpstreamPool {
    * nodes named is connected by then. The list changes in place: the metrics and
    * the tip tracker read this very array.
    */
+  /** Each named upstream's weight in `hash` mode (a reload): `weights[i]` for `urls[i]`, 1 without weights. */
+  setWeights(urls: string[], weights: number[]): void {
+    for (const upstream of this.upstreams) {
+      const i = urls.indexOf(upstream.url);
+      upstream.weight = i >= 0 ? (weights[i] ?? 1) : 1;
+    }
+  }
+
   async setUpstreams(urls: string[], readyMs: number, drainMs: number): Promise<{ added: string[]; removed: string[] }> {
     const named = new Set(urls);
     const kept = this.upstreams.filter((upstream) => named.has(upstream.url));
