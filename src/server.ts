@@ -8,6 +8,8 @@ import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
 import { accountsHandlers } from './controllers/accounts/handlers';
 import { ACCOUNTS_FAMILY } from './controllers/accounts/routes';
+import { palletsHandlers } from './controllers/pallets/handlers';
+import { PALLETS_FAMILY } from './controllers/pallets/routes';
 import { blockHandlers, type BlockHandlerOptions } from './controllers/blocks/handlers';
 import { BLOCKS_FAMILY } from './controllers/blocks/routes';
 import { openApiDocument, unconfiguredRelayRouter } from './controllers/families';
@@ -154,6 +156,7 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, NODE_FAMILY, () => nodeHandlers(servicesOf(), params));
   routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
   routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
+  routes.add(mount, PALLETS_FAMILY, () => palletsHandlers(servicesOf(), params, blocks.relay));
 }
 
 export async function startFastcar(config: Config & { nodeUrl: string }, logger: Logger): Promise<Fastcar> {

@@ -11,11 +11,12 @@ import { ACCOUNTS_FAMILY } from './accounts/routes';
 import { BLOCKS_FAMILY } from './blocks/routes';
 import { FOLLOW_FAMILY } from './follow/routes';
 import { NODE_FAMILY } from './node/routes';
+import { PALLETS_FAMILY } from './pallets/routes';
 import { RUNTIME_FAMILY } from './runtime/routes';
 import { TRANSACTION_FAMILY } from './transaction/routes';
 
 /** The families served on the relay chain too (under /rc): all but the ones that follow this chain. */
-export const RELAY_FAMILIES: readonly RouteFamily[] = [BLOCKS_FAMILY, RUNTIME_FAMILY, NODE_FAMILY, TRANSACTION_FAMILY, ACCOUNTS_FAMILY];
+export const RELAY_FAMILIES: readonly RouteFamily[] = [BLOCKS_FAMILY, RUNTIME_FAMILY, NODE_FAMILY, TRANSACTION_FAMILY, ACCOUNTS_FAMILY, PALLETS_FAMILY];
 
 export const ROUTE_FAMILIES: readonly RouteFamily[] = [FOLLOW_FAMILY, ...RELAY_FAMILIES];
 
@@ -30,5 +31,5 @@ export function unconfiguredRelayRouter(): Router {
 
 /** What GET /openapi.json serves (and `npm run openapi` writes): the blocks family first, as readers look for it. */
 export function openApiDocument(version: string): Record<string, unknown> {
-  return buildOpenApi(version, [BLOCKS_FAMILY, FOLLOW_FAMILY, RUNTIME_FAMILY, TRANSACTION_FAMILY, NODE_FAMILY, ACCOUNTS_FAMILY]);
+  return buildOpenApi(version, [BLOCKS_FAMILY, FOLLOW_FAMILY, RUNTIME_FAMILY, TRANSACTION_FAMILY, NODE_FAMILY, ACCOUNTS_FAMILY, PALLETS_FAMILY]);
 }

@@ -20,6 +20,7 @@ import type { FinalizedHead } from './finalizedHead';
 import { RuntimeMetadata } from './metadata';
 import { NodeFacts } from './nodeFacts';
 import { NodeReads } from './node/nodeReads';
+import { PalletReads } from './pallets/palletReads';
 import { RuntimeCode } from './runtime/runtimeCode';
 import { RuntimeReads } from './runtime/runtimeReads';
 import { RuntimeRegistry } from './runtimes';
@@ -43,6 +44,8 @@ export interface ChainServices {
   accountAssets: AccountAssets;
   vesting: AccountVesting;
   proxies: AccountProxies;
+  /** A pallet's items from the runtime's metadata, and storage items' values. */
+  pallets: PalletReads;
   feeEstimates: FeeEstimates;
   metadataBlobs: MetadataBlobs;
   submitter: TransactionSubmitter;
@@ -80,6 +83,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       accountAssets: new AccountAssets(rpc, ids, cache, runtimes),
       vesting: new AccountVesting(rpc, ids, cache, runtimes),
       proxies: new AccountProxies(rpc, ids, cache, runtimes),
+      pallets: new PalletReads(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
       metadataBlobs: new MetadataBlobs(rpc, ids, cache, runtimes, metadata, metadataProofs, metadataTrees),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
