@@ -53,10 +53,10 @@ function decoratedOf(registry: TypeRegistry, field: 'errors' | 'events' | 'calls
   const kept = listsOf(registry).decorated;
   const made = kept[field];
   if (made) return made;
-  const metadata = registry.metadata;
-  const version = 14;
+  // The version only picks where a call's or event's pallet index comes from (for matching
+  // and call bytes), never the metadata shown: any version past 12 will do.
   const decorate = field === 'errors' ? decorateErrors : field === 'events' ? decorateEvents : decorateExtrinsics;
-  const decorated = decorate(registry, metadata, version) as unknown as Decorated;
+  const decorated = decorate(registry, registry.metadata, 14) as unknown as Decorated;
   kept[field] = decorated;
   return decorated;
 }
