@@ -3,8 +3,9 @@
 // own counting relay, near (no delay) and far (BENCH_WALLET_DELAY_MS each way, 5 by
 // default). Scenarios: balance-info over many distinct accounts (a repeated account is
 // answered from polkadot.js's own cache in sidecar, which no real sync is), transaction
-// material, the runtime spec, a fee estimate, and a wallet's sync (its reads one after
-// another, as a client does). A route a build does not serve yet is reported as such.
+// material, the runtime spec, pallet storage items and constants, a fee estimate, and a
+// wallet's sync (its reads one after another, as a client does). A route a build does not
+// serve yet is reported as such. BENCH_WALLET_ONLY=text runs only the scenarios naming it.
 import '../devnet/quiet';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +19,8 @@ import { startRelay, type Relay } from '../harness/relay';
 const DELAY_MS = Number(process.env.BENCH_WALLET_DELAY_MS ?? 5);
 const REQUESTS = Number(process.env.BENCH_WALLET_REQUESTS ?? 400);
 const CONNECTIONS = 10;
+/** Only the scenarios whose name holds this text (all when unset); the wallet sync runs when it is unset. */
+const ONLY = process.env.BENCH_WALLET_ONLY ?? '';
 
 interface Request {
   path: string;
@@ -121,6 +124,18 @@ async function main() {
       ['balance-info, one account at distinct heights', heights.map((n) => ({ path: `/accounts/${alice}/balance-info?at=${n}` })), CONNECTIONS],
       ['transaction material (head)', Array.from({ length: REQUESTS }, () => ({ path: '/transaction/material?noMeta=true' })), CONNECTIONS],
       ['runtime spec (head)', Array.from({ length: REQUESTS }, () => ({ path: '/runtime/spec' })), CONNECTIONS],
+      // A custodian's reads of pallet storage, by key (sidecar 20 mounts these on Asset Hub; 18 does not).
+      [
+        'storage item System.Account, distinct accounts',
+        distinctAccounts.map((account) => ({ path: `/pallets/system/storage/account?keys[]=${account}` })),
+        CONNECTIONS,
+      ],
+      [
+        'storage item Assets.Account at distinct heights',
+        heights.map((n) => ({ path: `/pallets/assets/storage/account?keys[]=1&keys[]=${alice}&at=${n}` })),
+        CONNECTIONS,
+      ],
+      ['pallet constants (Balances, head)', Array.from({ length: REQUESTS }, () => ({ path: '/pallets/balances/consts' })), CONNECTIONS],
       [
         'fee estimate, one transaction',
         Array.from({ length: REQUESTS }, () => ({ path: '/transaction/fee-estimate', method: 'POST' as const, body: JSON.stringify({ tx }) })),
@@ -153,11 +168,12 @@ async function main() {
         // Both have read the runtime and the chain's facts once before anything is measured.
         await fetch(`${target.url}/runtime/spec`);
         await fetch(`${target.url}/transaction/material?noMeta=true`);
-        for (const [scenario, requests, connections] of scenarios) {
+        for (const [scenario, requests, connections] of scenarios.filter(([name]) => name.includes(ONLY))) {
           const row = await measure(`${label}${scenario}`, target, requests, connections);
           rows.push(row);
           console.error(`  ${row.scenario} ${row.service}: ${row.rps} req/s, ${row.callsPerRequest} calls/req, non2xx ${row.non2xx}`);
         }
+        if (ONLY) continue;
         const syncs = Array.from({ length: 20 }, () => sync).flat();
         rows.push(await measure(`${label}wallet sync (5 calls, one after another)`, target, syncs, 1, sync.length));
       }
@@ -168,6 +184,8 @@ async function main() {
     await devnet.close();
   }
   console.log(table(rows));
+  // A partial run is printed, not kept over the full one.
+  if (ONLY) return;
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(
     join(__dirname, 'results', 'wallet.json'),
