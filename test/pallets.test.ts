@@ -348,6 +348,50 @@ describe('storage items', () => {
   });
 });
 
+describe('hostile input', () => {
+  it('answers hostile pallet ids, item names, keys and flags with a JSON 4xx, never a 5xx', async () => {
+    const ids = [
+      '%00',
+      encodeURIComponent('パレット'),
+      '__proto__',
+      'constructor',
+      'toString',
+      '9'.repeat(400),
+      '1e309',
+      '-0',
+      '0x',
+      'a'.repeat(5000),
+      '%E0%A4%A',
+    ];
+    const keys = ['', '0x', '1e309', '-1', '__proto__', '{"a":1}', '[1,2]', 'null', 'x'.repeat(4000), `0x${'ff'.repeat(4000)}`, encodeURIComponent('ü')];
+    const paths: string[] = [];
+    for (const id of ids) {
+      for (const kind of KINDS) paths.push(`/pallets/${id}/${kind}`, `/pallets/system/${kind}/${id}`, `/rc/pallets/balances/${kind}/${id}?metadata=true`);
+    }
+    for (const key of keys) {
+      paths.push(
+        `/pallets/system/storage/account?keys[]=${key}`,
+        `/pallets/system/storage/blockHash?keys[]=${key}`,
+        `/pallets/assets/storage/account?keys[]=${key}&keys[]=${key}`,
+        `/pallets/foreignAssets/storage/asset?keys[]=${key}`,
+        `/pallets/system/storage/number?keys[]=${key}&at=${key}`,
+      );
+    }
+    paths.push('/pallets/system/storage?onlyIds=maybe', '/pallets/system/storage/number?metadata[]=true', '/pallets/system/consts?useRcBlockFormat=table');
+    const failures: string[] = [];
+    for (const path of paths) {
+      const answer = await getJson(fastcar.url + path);
+      const body = answer.body as { message?: unknown; stack?: unknown };
+      if (answer.status < 400 || answer.status >= 500 || typeof body.message !== 'string' || body.stack !== undefined) {
+        if (answer.status !== 200) failures.push(`${path.slice(0, 120)}: ${answer.status} ${answer.text.slice(0, 200)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    // Still answering.
+    expect((await getJson(`${fastcar.url}/pallets/system/storage/number`)).status).toBe(200);
+  }, 120_000);
+});
+
 describe('every mount', () => {
   it('answers the same under /v1 and /v1/rc', async () => {
     for (const path of [`/pallets/system/storage/account?keys[]=${accounts.Alice}&at=5`, '/pallets/balances/consts?at=3', '/pallets/system/errors/nope']) {
