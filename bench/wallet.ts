@@ -17,6 +17,8 @@ async function main() {
     console.error(`  ${row.scenario} ${row.service}: ${row.rps} req/s, ${row.callsPerRequest} calls/req, non2xx ${row.non2xx}`),
   );
   console.log(walletTable(rows));
+  // A partial run is printed, not kept over the full one.
+  if (options.only) return;
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(join(__dirname, 'results', 'wallet.json'), `${JSON.stringify({ date: new Date().toISOString(), ...options, rows }, null, 2)}\n`);
   console.log('written: bench/results/wallet.json');

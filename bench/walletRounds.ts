@@ -3,7 +3,7 @@
 // own counting relay, near (no delay) and far (a delay each way). Scenarios: balance-info
 // over many distinct accounts (a repeated account is answered from polkadot.js's own
 // cache in sidecar, which no real sync is), one account at many heights, transaction
-// material, the runtime spec, a fee estimate, and a wallet's sync (its reads one after
+// material, the runtime spec, pallet storage items and constants, a fee estimate, and a wallet's sync (its reads one after
 // another, as a client does). `npm run bench` runs them after the block scenarios;
 // `npm run bench:wallet` runs them alone. The devnet runs in a process of its own, as a
 // node does: in the measuring process its storage reads would queue behind the load
@@ -132,6 +132,10 @@ export async function walletRounds(options: WalletOptions, log: (row: WalletRow)
       ['balance-info, one account at distinct heights', heights.map((n) => ({ path: `/accounts/${alice}/balance-info?at=${n}` }))],
       ['transaction material (head)', repeated({ path: '/transaction/material?noMeta=true' })],
       ['runtime spec (head)', repeated({ path: '/runtime/spec' })],
+      // A custodian's reads of pallet storage, by key (sidecar 20 mounts these on Asset Hub; 18 does not).
+      ['storage item System.Account, distinct accounts', distinctAccounts.map((account) => ({ path: `/pallets/system/storage/account?keys[]=${account}` }))],
+      ['storage item Assets.Account at distinct heights', heights.map((n) => ({ path: `/pallets/assets/storage/account?keys[]=1&keys[]=${alice}&at=${n}` }))],
+      ['pallet constants (Balances, head)', repeated({ path: '/pallets/balances/consts' })],
       ['fee estimate, one transaction', repeated(estimate)],
     ];
     // A wallet's sync: its reads one after another (balance, material, spec, estimate, head), one wallet at a time.

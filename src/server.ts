@@ -18,6 +18,8 @@ import { stakingHandlers } from './controllers/staking/handlers';
 import { STAKING_FAMILY } from './controllers/staking/routes';
 import { unservedHandlers } from './controllers/unserved/handlers';
 import { UNSERVED_FAMILY } from './controllers/unserved/routes';
+import { palletsHandlers } from './controllers/pallets/handlers';
+import { PALLETS_FAMILY } from './controllers/pallets/routes';
 import { blockHandlers, type BlockHandlerOptions } from './controllers/blocks/handlers';
 import { BLOCKS_FAMILY } from './controllers/blocks/routes';
 import { openApiDocument, unconfiguredRelayRouter } from './controllers/families';
@@ -168,6 +170,7 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, NODE_FAMILY, () => nodeHandlers(servicesOf(), params));
   routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
   routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
+  routes.add(mount, PALLETS_FAMILY, () => palletsHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, STAKING_FAMILY, () => stakingHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, AHM_FAMILY, () => ahmHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, REFERENDA_FAMILY, () => referendaHandlers(servicesOf(), params, blocks.relay));

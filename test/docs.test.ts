@@ -144,6 +144,20 @@ describe('the OpenAPI document', () => {
       ['/runtime/code?at=2', 'RuntimeCode'],
       ['/node/transaction-pool?includeFee=true', 'TransactionPool'],
       ['/node/transaction-pool?includeFee=maybe', 'Error'],
+      ['/pallets/system/storage', 'PalletStorage'],
+      ['/pallets/0/storage?onlyIds=true&at=2', 'PalletStorage'],
+      ['/pallets/system/storage/account?keys[]=5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY&metadata=true', 'PalletStorageItem'],
+      ['/pallets/assets/storage/asset?keys[]=999', 'PalletStorageItem'],
+      ['/pallets/system/storage/account', 'Error'],
+      ['/pallets/balances/consts', 'PalletConstants'],
+      ['/pallets/balances/consts/existentialDeposit?metadata=true', 'PalletConstantItem'],
+      ['/pallets/balances/errors?onlyIds=true', 'PalletErrors'],
+      ['/pallets/balances/errors/insufficientBalance?metadata=true', 'PalletErrorItem'],
+      ['/pallets/balances/events', 'PalletEvents'],
+      ['/pallets/balances/events/transfer', 'PalletEventItem'],
+      ['/pallets/balances/dispatchables', 'PalletDispatchables'],
+      ['/pallets/balances/dispatchables/transferKeepAlive?metadata=true', 'PalletDispatchableItem'],
+      ['/pallets/nope/errors', 'Error'],
     );
     // Extrinsics found by hash: each seeded kind's, with and without options.
     for (const n of [manifest.blocks.transfers, manifest.blocks.multisigExecute, manifest.blocks.feeInAsset]) {

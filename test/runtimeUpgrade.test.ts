@@ -93,3 +93,19 @@ it('answers both blocks as sidecar does, by number and by hash', async () => {
     }
   }
 }, 120_000);
+
+it("answers a pallet's items at each block by that block's runtime, and a storage read guessed at the newest runtime again at the right one", async () => {
+  const docsAt = async (at: number) => {
+    const answer = await getJson(`${fastcar.url}/pallets/system/events/ExtrinsicSuccess?metadata=true&at=${at}`);
+    return (answer.body as { metadata: { docs: string[] } }).metadata.docs.join(' ');
+  };
+  expect(await docsAt(upgradeAt + 1)).toContain(NEW_DOC);
+  expect(await docsAt(upgradeAt - 1)).toContain(OLD_DOC);
+  // A block of the old runtime whose version nothing has read yet: the key is built at the newest runtime loaded, then,
+  // the block's version naming the old one, built and read again there (one wave more).
+  const cost = (answer: { headers: Headers }) => [Number(answer.headers.get('x-rpc-calls')), Number(answer.headers.get('x-rpc-waves'))];
+  const first = await getJson(`${fastcar.url}/pallets/system/storage/number?at=100`);
+  expect([first.status, (first.body as { value: string }).value, cost(first)]).toEqual([200, '100', [4, 3]]);
+  const again = await getJson(`${fastcar.url}/pallets/system/storage/number?at=100`);
+  expect([(again.body as { value: string }).value, cost(again)]).toEqual(['100', [1, 1]]);
+});

@@ -14,6 +14,7 @@ import { FOLLOW_FAMILY } from './follow/routes';
 import { NODE_FAMILY } from './node/routes';
 import { PALLET_ASSETS_FAMILY } from './palletAssets/routes';
 import { REFERENDA_FAMILY } from './referenda/routes';
+import { PALLETS_FAMILY } from './pallets/routes';
 import { RUNTIME_FAMILY } from './runtime/routes';
 import { STAKING_FAMILY } from './staking/routes';
 import { TRANSACTION_FAMILY } from './transaction/routes';
@@ -26,6 +27,7 @@ export const RELAY_FAMILIES: readonly RouteFamily[] = [
   NODE_FAMILY,
   TRANSACTION_FAMILY,
   ACCOUNTS_FAMILY,
+  PALLETS_FAMILY,
   STAKING_FAMILY,
   AHM_FAMILY,
   REFERENDA_FAMILY,
@@ -53,6 +55,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     TRANSACTION_FAMILY,
     NODE_FAMILY,
     ACCOUNTS_FAMILY,
+    PALLETS_FAMILY,
     PALLET_ASSETS_FAMILY,
     STAKING_FAMILY,
     AHM_FAMILY,

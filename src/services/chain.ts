@@ -24,6 +24,7 @@ import type { FinalizedHead } from './finalizedHead';
 import { RuntimeMetadata } from './metadata';
 import { NodeFacts } from './nodeFacts';
 import { NodeReads } from './node/nodeReads';
+import { PalletReads } from './pallets/palletReads';
 import { RuntimeCode } from './runtime/runtimeCode';
 import { RuntimeReads } from './runtime/runtimeReads';
 import { RuntimeRegistry } from './runtimes';
@@ -47,6 +48,8 @@ export interface ChainServices {
   accountAssets: AccountAssets;
   vesting: AccountVesting;
   proxies: AccountProxies;
+  /** A pallet's items from the runtime's metadata, and storage items' values. */
+  pallets: PalletReads;
   /** The chain's assets themselves: details, metadata, foreign assets, asset-conversion pools. */
   palletAssets: PalletAssets;
   staking: StakingReads;
@@ -89,6 +92,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       accountAssets: new AccountAssets(rpc, ids, cache, runtimes),
       vesting: new AccountVesting(rpc, ids, cache, runtimes),
       proxies: new AccountProxies(rpc, ids, cache, runtimes),
+      pallets: new PalletReads(rpc, ids, cache, runtimes),
       palletAssets: new PalletAssets(rpc, ids, cache, runtimes),
       staking: new StakingReads(rpc, ids, cache, runtimes),
       ahm: new AhmInfo(rpc, ids, cache, runtimes),
