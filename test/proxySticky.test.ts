@@ -29,7 +29,8 @@ let httpUrl: string;
 let wsUrl: string;
 const clients: SubscriptionClient[] = [];
 
-const settings = { port: 0, timeoutMs: 20_000, healthIntervalMs: 300, logLevel: 'silent' };
+// No tip cache: the proxy then follows no head of its own, and a node's subscriptions are the clients' alone.
+const settings = { port: 0, timeoutMs: 20_000, healthIntervalMs: 300, logLevel: 'silent', tipCacheMaxBytes: 0 };
 
 beforeAll(async () => {
   nodes = await Promise.all([startDevnetProcess(), startDevnetProcess()]);

@@ -119,7 +119,8 @@ export class RpcProxy {
 
   async listen(): Promise<string> {
     const { pingIntervalMs, sendTimeoutMs, idleTimeoutMs } = this.options;
-    this.tracker.start();
+    // Without a tip cache nothing reads the tip: no node is asked for its heads.
+    if (this.tipFollowed()) this.tracker.start();
     this.every(pingIntervalMs, () => this.sockets.heartbeat());
     this.every(Math.max(100, Math.min(1000, sendTimeoutMs / 4, idleTimeoutMs / 4)), () => {
       this.sockets.sweep();
@@ -160,7 +161,11 @@ export class RpcProxy {
     this.policy.update(next.methods);
     this.router.resizeCache(next.cacheMaxBytes);
     this.tipAnswers.resize(next.tipCacheMaxBytes ?? TIP_CACHE_DEFAULT_BYTES);
-    this.tracker.sync();
+    if (this.tipFollowed()) this.tracker.start();
+  }
+
+  private tipFollowed(): boolean {
+    return (this.options.tipCacheMaxBytes ?? TIP_CACHE_DEFAULT_BYTES) > 0;
   }
 
   /** One JSON text in, one JSON text out (or nothing, when only notifications came). */

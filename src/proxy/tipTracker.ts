@@ -41,10 +41,10 @@ export class TipTracker {
     private readonly logger: Logger,
   ) {}
 
-  /** Follows every upstream of the pool, and keeps following it as it changes. */
+  /** Follows every upstream of the pool, and keeps following it as it changes; started again, it only syncs (after a reload). */
   start(): void {
     this.sync();
-    this.timer = setInterval(() => this.sync(), RETRY_MS);
+    this.timer ??= setInterval(() => this.sync(), RETRY_MS);
     this.timer.unref();
   }
 
