@@ -113,13 +113,13 @@ it('a replica that does not know a value final joins a build under way, and buil
   const holding = holder.leases.once(key, counted('final head', 200), form);
   await sleep(50);
   const lateBuild = counted('final head, again');
-  expect(await late.leases.once(key, lateBuild, form, false)).toBe('final head');
+  expect(await late.leases.once(key, lateBuild, form, { final: false })).toBe('final head');
   expect(lateBuild.calls).toBe(0);
   await holding;
   // Nothing under way: its own build, no lease taken.
   const other = freshKey();
   const alone = counted('final other', 10);
-  expect(await late.leases.once(other, alone, form, false)).toBe('final other');
+  expect(await late.leases.once(other, alone, form, { final: false })).toBe('final other');
   expect(alone.calls).toBe(1);
   expect(late.leases.counters.led).toBe(0);
 });

@@ -16,8 +16,15 @@ import type { TieredCache } from './tieredCache';
 export interface SharedForm<T> {
   /** The value as kept in the cache; undefined when it may still change, and so is never shared. */
   shared(value: T): string | undefined;
-  /** A value kept by another replica (or by this one earlier). */
-  read(text: string): T;
+  /** A value kept by another replica (or by this one earlier); undefined when it cannot be had from it after all. */
+  read(text: string): T | undefined | Promise<T | undefined>;
+}
+
+export interface LeaseOptions {
+  /** The caller knows the value can no longer change, and so may lead its build (default true). */
+  final?: boolean;
+  /** Counted in `counters` (default true): false for a lease around a build that takes leases of its own. */
+  counted?: boolean;
 }
 
 export type LeaseOutcome = 'led' | 'awaited' | 'tookOver' | 'redisAway' | 'notShared';
@@ -51,13 +58,15 @@ export class BuildLeases {
   /**
    * The value under `key`: kept by another replica, awaited from the one building it, or
    * built here under the lease (and kept, if `form` shares it, before the others are told).
-   * `final`: the caller knows the value can no longer change, and so may lead its build;
-   * otherwise it only joins a build another replica leads (the lease says that replica
-   * knows it final), and builds its own, unshared, when none is under way. The caller has
-   * looked in the cache already.
+   * Not `final`: the caller only joins a build another replica leads (the lease says that
+   * replica knows the value final), and builds its own, unshared, when none is under way.
+   * The caller has looked in the cache already.
    */
-  async once<T>(key: string, build: () => Promise<T>, form: SharedForm<T>, final = true): Promise<T> {
+  async once<T>(key: string, build: () => Promise<T>, form: SharedForm<T>, { final = true, counted = true }: LeaseOptions = {}): Promise<T> {
     const lease = `lease:${key}`;
+    const count = (outcome: LeaseOutcome) => {
+      if (counted) this.counters[outcome] += 1;
+    };
     if (!final) {
       const held = await this.redis.remainingMs(lease).catch(() => 0);
       if (held === 0) return this.alone(key, build, form);
@@ -71,31 +80,48 @@ export class BuildLeases {
           this.noteRedis(true);
         } catch {
           this.noteRedis(false);
-          return this.alone(key, build, form, 'redisAway');
+          return this.alone(key, build, form, () => count('redisAway'));
         }
-        if (taken) return this.lead(key, lease, token, build, form, round > 0 ? 'tookOver' : 'led');
+        if (taken)
+          return this.lead(
+            key,
+            lease,
+            token,
+            build,
+            form,
+            () => count(round > 0 ? 'tookOver' : 'led'),
+            () => count('awaited'),
+          );
       }
       const said = await this.waitOut(key, lease);
       const kept = await this.find(key, form);
       if (kept !== undefined) {
-        this.counters.awaited += 1;
+        count('awaited');
         return kept;
       }
       // The holder's answer may still change, or its build failed: this replica builds its own.
-      if (said === 'notKept') return this.alone(key, build, form, 'notShared');
+      if (said === 'notKept') return this.alone(key, build, form, () => count('notShared'));
       // Silence and no answer: the holder died; the next round takes the lease over.
     }
-    return this.alone(key, build, form, 'notShared');
+    return this.alone(key, build, form, () => count('notShared'));
   }
 
-  private async lead<T>(key: string, lease: string, token: string, build: () => Promise<T>, form: SharedForm<T>, outcome: LeaseOutcome): Promise<T> {
+  private async lead<T>(
+    key: string,
+    lease: string,
+    token: string,
+    build: () => Promise<T>,
+    form: SharedForm<T>,
+    built: () => void,
+    found: () => void,
+  ): Promise<T> {
     let value: T;
     try {
       // A holder that finished between the caller's look in the cache and this lease has kept its answer.
       const kept = await this.find(key, form);
       if (kept !== undefined) {
         this.end(key, lease, token, 'kept');
-        this.counters.awaited += 1;
+        found();
         return kept;
       }
       value = await build();
@@ -103,7 +129,7 @@ export class BuildLeases {
       this.end(key, lease, token, 'notKept');
       throw error;
     }
-    this.counters[outcome] += 1;
+    built();
     const shared = form.shared(value);
     // The caller has its value at once; the others are told once Redis holds it.
     if (shared === undefined) this.end(key, lease, token, 'notKept');
@@ -117,10 +143,10 @@ export class BuildLeases {
     this.redis.freeIfHeld(lease, token).catch(() => undefined);
   }
 
-  /** Built here without a lease; counted when a lease was wanted. */
-  private async alone<T>(key: string, build: () => Promise<T>, form: SharedForm<T>, outcome?: LeaseOutcome): Promise<T> {
+  /** Built here without a lease; `built` counts it when a lease was wanted. */
+  private async alone<T>(key: string, build: () => Promise<T>, form: SharedForm<T>, built?: () => void): Promise<T> {
     const value = await build();
-    if (outcome) this.counters[outcome] += 1;
+    built?.();
     const shared = form.shared(value);
     if (shared !== undefined) this.cache.set(key, shared);
     return value;
@@ -128,7 +154,7 @@ export class BuildLeases {
 
   private async find<T>(key: string, form: SharedForm<T>): Promise<T | undefined> {
     const text = await this.cache.get(key);
-    return text === undefined ? undefined : form.read(text);
+    return text === undefined ? undefined : await form.read(text);
   }
 
   /**

@@ -64,15 +64,37 @@ export class BlocksService {
       const cached = await this.cache.get(answerKey(knownHash, query));
       if (cached) return cachedAnswer(knownHash, cached, query);
     }
+    // A height at or below the finalized head has one block forever: its answer is final before it is built.
+    const final = this.finalized.known && number <= this.finalized.height;
+    // A newly finalized height's hash is not known anywhere yet: with Redis, one replica looks it
+    // up and builds, and the others read both from Redis without a node call.
+    if (!knownHash && final && this.leases) {
+      const resolve = () => this.resolveAndBuild(number, query, undefined, final);
+      return this.leases.once(`hb:${number}:${builtKey(query)}`, resolve, this.heightForm(query), { counted: false });
+    }
+    return this.resolveAndBuild(number, query, knownHash, final);
+  }
+
+  private async resolveAndBuild(number: number, query: BlockQuery, knownHash: Hex | undefined, final: boolean): Promise<BlockAnswer> {
     // To build: the parent's hash in the same wave, since a block is decoded with the runtime at its parent.
     const [hash, parentHash] = await wave([
       knownHash ?? this.ids.fetchHash(number),
       number > 0 ? this.ids.hashOf(number - 1).catch(() => undefined) : undefined,
     ] as const);
-    // A height at or below the finalized head has one block forever: its answer is final before it is built.
-    const final = this.finalized.known && number <= this.finalized.height;
     // With the hash known, its answer was looked up above already.
     return knownHash ? this.buildAndKeep(hash, query, false, parentHash, final) : this.blockAt(hash, query, false, parentHash, final);
+  }
+
+  /** A height's build as the fleet shares it: its hash, whose answer the build has kept under its own key. */
+  private heightForm(query: BlockQuery): SharedForm<BlockAnswer> {
+    return {
+      shared: (answer) => (answer.immutable ? answer.hash : undefined),
+      read: async (hash) => {
+        if (!/^0x[0-9a-f]{64}$/.test(hash)) return undefined;
+        const cached = await this.cache.get(answerKey(hash as Hex, query));
+        return cached === undefined ? undefined : cachedAnswer(hash as Hex, cached, query);
+      },
+    };
   }
 
   /**
@@ -96,7 +118,7 @@ export class BlocksService {
     const key = answerKey(hash, query);
     const build = () => this.builder.build(hash, query, { checkCanonical, parentHash });
     const { promise } = this.builds.run(`${key}:${Number(checkCanonical)}`, () =>
-      this.leases ? this.leases.once(key, build, sharedForm(hash, query), final) : build().then((answer) => this.keep(key, answer)),
+      this.leases ? this.leases.once(key, build, sharedForm(hash, query), { final }) : build().then((answer) => this.keep(key, answer)),
     );
     return filterXcm(await promise, query.paraId);
   }
