@@ -35,6 +35,7 @@ export interface Config {
   cacheMaxBytes: number;
   redisUrl?: string;
   redisTtlSeconds: number;
+  buildLeaseMs: number;
   devnetPort: number;
   /** Server processes sharing the port (node:cluster); 1 runs in this process. */
   workers: number;
@@ -143,6 +144,12 @@ const SETTINGS: Table<Config> = {
   cacheMaxBytes: whole(['FASTCAR_CACHE_MAX_BYTES'], 256 * 1024 * 1024, [0, Number.MAX_SAFE_INTEGER], 'in-process cache bound'),
   redisUrl: optionalText(['REDIS_URL', 'FASTCAR_REDIS_URL'], 'optional shared cache and per-client rate limit counters, e.g. redis://127.0.0.1:6379'),
   redisTtlSeconds: whole(['FASTCAR_REDIS_TTL_SECONDS'], 7 * 24 * 3600, [1, 365 * 24 * 3600], 'Redis entry lifetime'),
+  buildLeaseMs: whole(
+    ['FASTCAR_BUILD_LEASE_MS'],
+    5000,
+    [100, 600_000],
+    'with Redis: how long a replica building a final block answer holds it for the fleet; the longest the others wait on one that died',
+  ),
   devnetPort: whole(['DEVNET_PORT'], 9944, [0, 65535], 'port of the bundled devnet'),
   workers: whole(['WORKERS', 'FASTCAR_WORKERS'], 1, [1, 256], 'server processes sharing the port; give them REDIS_URL to share one cache'),
   prebuildBlocks: whole(['FASTCAR_PREBUILD_BLOCKS'], 4, [0, 64], 'newly finalized blocks built before anyone asks, at most this many per advance', '0: off'),

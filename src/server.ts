@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 
 import { createApp } from './http/app';
+import { BuildLeases } from './cache/buildLeases';
 import { RedisStore } from './cache/redisStore';
 import { sharedFor } from './cache/sharedFor';
 import { TieredCache } from './cache/tieredCache';
@@ -86,6 +87,7 @@ interface Chain {
   redis?: RedisStore;
   cache: TieredCache;
   genesis: string;
+  leases?: BuildLeases;
   close(): Promise<void>;
 }
 
@@ -113,7 +115,7 @@ function nodeClientFor(url: string, config: Config, metrics: Metrics): NodeClien
 }
 
 /** The services over a node, once it is connected. */
-async function connectChain(node: NodeClient, url: string, config: Config, cacheMaxBytes: number): Promise<Chain> {
+async function connectChain(node: NodeClient, url: string, config: Config, cacheMaxBytes: number, logger: Logger): Promise<Chain> {
   await node.ready();
   // Keys carry the chain's genesis hash (instances of different chains may share one
   // Redis) and the entries' format (instances that write another one never read these).
@@ -121,15 +123,17 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   if (!genesis) throw new Error(`the node at ${url} has no block 0`);
   const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
   const cache = new TieredCache(cacheMaxBytes, redis);
+  const leases = redis ? new BuildLeases(cache, redis, config.buildLeaseMs, logger) : undefined;
   const finalized = new FinalizedHead(node, config.finalizedPollMs);
   await finalized.start();
   return {
     node,
     finalized,
-    services: chainServices(node, finalized, cache, genesis),
+    services: chainServices(node, finalized, cache, genesis, leases),
     redis,
     cache,
     genesis,
+    leases,
     async close() {
       finalized.stop();
       await redis?.close();
@@ -139,7 +143,16 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
 }
 
 /** The figures kept by the parts below (the cache, the decoding, the node client, the finalized head), read at scrape time. */
-function exposeFigures(metrics: Metrics, { cache, node, finalized }: Chain): void {
+function exposeFigures(metrics: Metrics, { cache, node, finalized, leases }: Chain): void {
+  if (leases) {
+    metrics.totalsBy(
+      'fastcar_block_builds_leased_total',
+      'Final block answers asked of the fleet since start (led: built here under the lease; awaited: built by another replica; ' +
+        'tookOver: built here after the holder died; redisAway, notShared: built here alone)',
+      'outcome',
+      () => leases.counters,
+    );
+  }
   metrics.total('fastcar_cache_hits', 'Cache hits since start', () => cache.counters.hits);
   metrics.total('fastcar_cache_misses', 'Cache misses since start', () => cache.counters.misses);
   metrics.total('fastcar_cache_redis_hits', 'Hits served by Redis since start', () => cache.counters.redisHits);
@@ -197,14 +210,14 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const metrics = new Metrics();
   // A relay chain beside the parachain gets a quarter of the cache: its blocks are asked for less.
   const relayShare = config.relayUrl ? Math.floor(config.cacheMaxBytes / 4) : 0;
-  const chain = await connectChain(nodeClientFor(config.nodeUrl, config, metrics), config.nodeUrl, config, config.cacheMaxBytes - relayShare);
+  const chain = await connectChain(nodeClientFor(config.nodeUrl, config, metrics), config.nodeUrl, config, config.cacheMaxBytes - relayShare, logger);
   // The relay chain connects in the background: this chain is served meanwhile, and what
   // needs the relay chain answers 503 until it is there (and whenever it is away).
   const relayNode = config.relayUrl ? nodeClientFor(config.relayUrl, config, metrics) : undefined;
   let relayChain: Chain | undefined;
   if (relayNode && config.relayUrl) {
     const url = config.relayUrl;
-    const connecting = connectChain(relayNode, url, config, Math.max(relayShare, 1)).then(
+    const connecting = connectChain(relayNode, url, config, Math.max(relayShare, 1), logger).then(
       (connected) => {
         relayChain = connected;
         logger.info({ relay: urlForLogs(url) }, 'relay chain connected');

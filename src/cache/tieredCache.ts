@@ -71,4 +71,12 @@ export class TieredCache {
       this.counters.redisErrors += 1;
     });
   }
+
+  /** As set, settling once Redis has the value (or has failed to take it): for a writer that then tells others to read it. */
+  async setShared(key: string, value: string): Promise<void> {
+    this.lru.set(key, value);
+    await this.redis?.set(key, value).catch(() => {
+      this.counters.redisErrors += 1;
+    });
+  }
 }

@@ -3,6 +3,7 @@
 // height hashes, what the runtime says of fee details) is made once; the
 // services themselves are cheap, and each request gets its own over its own
 // view of the node, so its calls are counted (and batched over HTTP) as its own.
+import type { BuildLeases } from '../cache/buildLeases';
 import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
@@ -63,10 +64,11 @@ export interface ChainServices {
   forRequest(stats: RequestStats): ChainServices;
 }
 
-export function chainServices(node: NodeClient, finalized: FinalizedHead, cache: TieredCache, genesisHash: Hex): ChainServices {
+/** `leases`: with Redis, final block answers are built once across the replicas sharing it. */
+export function chainServices(node: NodeClient, finalized: FinalizedHead, cache: TieredCache, genesisHash: Hex, leases?: BuildLeases): ChainServices {
   // A runtime's load is shared by every request that waits on it: counted by none.
   const runtimes = new RuntimeRegistry(node);
-  const shared: SharedBuildState = { builds: new SingleFlight(), feeDetails: new FeeDetailsKnowledge() };
+  const shared: SharedBuildState = { builds: new SingleFlight(), feeDetails: new FeeDetailsKnowledge(), leases };
   const windows = new HashWindows();
   // What the node says of itself is asked once for everyone: counted by none.
   const facts = new NodeFacts(node);

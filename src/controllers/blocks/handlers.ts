@@ -142,8 +142,8 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
 
   const head = relayable('head', {
     parse: (req, flags) => ({ finalizedOnly: flags.finalized !== false, variant: variantOf(flags, parseParaId(req.query.paraId)) }),
-    async own(_req, { finalizedOnly, variant }, { blocks, ids }) {
-      const answer = await blocks.blockAt(await ids.headHash(finalizedOnly), variant, false);
+    async own(_req, { finalizedOnly, variant }, { blocks }) {
+      const answer = await blocks.head(finalizedOnly, variant);
       // The head moves: never let a client cache what "head" means.
       return { body: sentJson({ ...answer, finalized: finalizedOnly || answer.finalized }, variant), cache: cacheOf(answer) };
     },

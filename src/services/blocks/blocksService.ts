@@ -1,7 +1,11 @@
 // Block answers: from the cache when the block is finalized and was answered
 // before, else built (blockBuilder.ts; identical requests in flight share one
-// build) and kept if it can never change. Ids resolve through blockIds.ts, each
-// cache key looked up once per request.
+// build) and kept if it can never change. With Redis, a final answer is built once
+// across the replicas (cache/buildLeases.ts): one known final before its build (a
+// finalized height, the finalized head) may lead its build; any other only joins one
+// another replica leads. Ids resolve through blockIds.ts, each cache key looked up
+// once per request.
+import type { BuildLeases, SharedForm } from '../../cache/buildLeases';
 import type { SingleFlight } from '../../cache/singleFlight';
 import type { TieredCache } from '../../cache/tieredCache';
 import { BeyondHeadError } from '../../errors';
@@ -22,23 +26,27 @@ export const RANGE_WINDOW = 8;
 export interface SharedBuildState {
   builds: SingleFlight<BlockAnswer>;
   feeDetails: FeeDetailsKnowledge;
+  /** With Redis: final answers built by one replica of the fleet, awaited by the others. */
+  leases?: BuildLeases;
 }
 
 export class BlocksService {
   private readonly builds: SingleFlight<BlockAnswer>;
   private readonly builder: BlockBuilder;
+  private readonly leases?: BuildLeases;
 
   /** `shared`: what the services of every request share (made once in services/chain.ts). */
   constructor(
     private readonly node: NodeClient,
     private readonly runtimes: RuntimeRegistry,
-    finalized: FinalizedHead,
+    private readonly finalized: FinalizedHead,
     private readonly cache: TieredCache,
     genesisHash: Hex,
     readonly ids: BlockIds,
     shared: SharedBuildState,
   ) {
     this.builds = shared.builds;
+    this.leases = shared.leases;
     this.builder = new BlockBuilder(node, runtimes, finalized, ids, genesisHash, shared.feeDetails);
   }
 
@@ -56,29 +64,68 @@ export class BlocksService {
       const cached = await this.cache.get(answerKey(knownHash, query));
       if (cached) return cachedAnswer(knownHash, cached, query);
     }
+    // A height at or below the finalized head has one block forever: its answer is final before it is built.
+    const final = this.finalized.known && number <= this.finalized.height;
+    // A newly finalized height's hash is not known anywhere yet: with Redis, one replica looks it
+    // up and builds, and the others read both from Redis without a node call.
+    if (!knownHash && final && this.leases) {
+      const resolve = () => this.resolveAndBuild(number, query, undefined, final);
+      return this.leases.once(`hb:${number}:${builtKey(query)}`, resolve, this.heightForm(query), { counted: false });
+    }
+    return this.resolveAndBuild(number, query, knownHash, final);
+  }
+
+  private async resolveAndBuild(number: number, query: BlockQuery, knownHash: Hex | undefined, final: boolean): Promise<BlockAnswer> {
     // To build: the parent's hash in the same wave, since a block is decoded with the runtime at its parent.
     const [hash, parentHash] = await wave([
       knownHash ?? this.ids.fetchHash(number),
       number > 0 ? this.ids.hashOf(number - 1).catch(() => undefined) : undefined,
     ] as const);
     // With the hash known, its answer was looked up above already.
-    return knownHash ? this.buildAndKeep(hash, query, false, parentHash) : this.blockAt(hash, query, false, parentHash);
+    return knownHash ? this.buildAndKeep(hash, query, false, parentHash, final) : this.blockAt(hash, query, false, parentHash, final);
   }
 
-  /** `parentHash`, when the caller knows it, lets the parent's runtime version come in the first wave. */
-  async blockAt(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHash?: Hex): Promise<BlockAnswer> {
+  /** A height's build as the fleet shares it: its hash, whose answer the build has kept under its own key. */
+  private heightForm(query: BlockQuery): SharedForm<BlockAnswer> {
+    return {
+      shared: (answer) => (answer.immutable ? answer.hash : undefined),
+      read: async (hash) => {
+        if (!/^0x[0-9a-f]{64}$/.test(hash)) return undefined;
+        const cached = await this.cache.get(answerKey(hash as Hex, query));
+        return cached === undefined ? undefined : cachedAnswer(hash as Hex, cached, query);
+      },
+    };
+  }
+
+  /**
+   * `parentHash`, when the caller knows it, lets the parent's runtime version come in the first wave;
+   * `final`: the block is known to be finalized and canonical, so this replica may lead its build for the fleet
+   * (else it only joins a build another replica leads).
+   */
+  async blockAt(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHash?: Hex, final = false): Promise<BlockAnswer> {
     const cached = await this.cache.get(answerKey(hash, query));
     if (cached) return cachedAnswer(hash, cached, query);
-    return this.buildAndKeep(hash, query, checkCanonical, parentHash);
+    return this.buildAndKeep(hash, query, checkCanonical, parentHash, final);
+  }
+
+  /** The head block: the finalized head (final, as the node says so), or the best block. */
+  async head(finalizedOnly: boolean, query: BlockQuery): Promise<BlockAnswer> {
+    return this.blockAt(await this.ids.headHash(finalizedOnly), query, false, undefined, finalizedOnly);
   }
 
   /** Builds an answer not in the cache (identical concurrent requests share one build) and keeps it if final. */
-  private async buildAndKeep(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHash?: Hex): Promise<BlockAnswer> {
+  private async buildAndKeep(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHash: Hex | undefined, final: boolean): Promise<BlockAnswer> {
     const key = answerKey(hash, query);
-    const { promise } = this.builds.run(`${key}:${Number(checkCanonical)}`, () => this.builder.build(hash, query, { checkCanonical, parentHash }));
-    const answer = await promise;
+    const build = () => this.builder.build(hash, query, { checkCanonical, parentHash });
+    const { promise } = this.builds.run(`${key}:${Number(checkCanonical)}`, () =>
+      this.leases ? this.leases.once(key, build, sharedForm(hash, query), { final }) : build().then((answer) => this.keep(key, answer)),
+    );
+    return filterXcm(await promise, query.paraId);
+  }
+
+  private keep(key: string, answer: BlockAnswer): BlockAnswer {
     if (answer.immutable && this.cache.canKeep(answer.json.length)) this.cache.set(key, toCached(answer));
-    return filterXcm(answer, query.paraId);
+    return answer;
   }
 
   /**
@@ -127,6 +174,14 @@ export class BlocksService {
 
 function cachedAnswer(hash: Hex, cached: string, query: BlockQuery): BlockAnswer {
   return filterXcm(fromCached(hash, cached, query.decodedXcmMsgs), query.paraId);
+}
+
+/** An answer as the fleet shares it: only one that can never change. */
+function sharedForm(hash: Hex, query: BlockQuery): SharedForm<BlockAnswer> {
+  return {
+    shared: (answer) => (answer.immutable ? toCached(answer) : undefined),
+    read: (text) => fromCached(hash, text, query.decodedXcmMsgs),
+  };
 }
 
 function answerKey(hash: Hex, query: BlockQuery): string {
