@@ -6,14 +6,14 @@
 // material, the runtime spec, pallet storage items and constants, a fee estimate, and a wallet's sync (its reads one after
 // another, as a client does). `npm run bench` runs them after the block scenarios;
 // `npm run bench:wallet` runs them alone. The devnet runs in a process of its own, as a
-// node does: in the measuring process its storage reads would queue behind the load
-// generator and the relays, which slows whichever service asks more of it per second.
+// node does, and so do the relays (the network): in the measuring process they would queue
+// behind the load generator, which slows whichever service asks more of them per second.
 import { ApiPromise, Keyring, WsProvider } from '@polkadot/api';
 import { cryptoWaitReady, encodeAddress, randomAsU8a } from '@polkadot/util-crypto';
 
 import { startDevnetProcess } from '../harness/devnetProcess';
 import { startFastcarProcess, startSidecar, type Peer } from '../harness/processes';
-import { startRelay, type Relay } from '../harness/relay';
+import { startRelayProcess, type RemoteRelay } from '../harness/relayProcess';
 
 export interface WalletOptions {
   /** Added to every message each way between a service and the node in the far round. */
@@ -34,7 +34,7 @@ interface Request {
 interface Target {
   service: 'fastcar' | 'sidecar';
   url: string;
-  relay: Relay;
+  relay: RemoteRelay;
 }
 
 export interface WalletRow {
@@ -73,8 +73,9 @@ async function run(target: Target, requests: Request[], connections: number): Pr
 }
 
 async function measure(scenario: string, target: Target, requests: Request[], connections: number, perRequest = 1): Promise<WalletRow> {
-  target.relay.reset();
+  await target.relay.reset();
   const { seconds, times, non2xx } = await run(target, requests, connections);
+  const counts = await target.relay.counts();
   const at = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))] * 10) / 10;
   const answered = requests.length / perRequest;
   return {
@@ -84,8 +85,8 @@ async function measure(scenario: string, target: Target, requests: Request[], co
     p50: at(0.5),
     p99: at(0.99),
     non2xx,
-    callsPerRequest: Math.round((target.relay.counts.calls / answered) * 10) / 10,
-    wavesPerRequest: connections === 1 ? Math.round((target.relay.counts.waves / answered) * 10) / 10 : undefined,
+    callsPerRequest: Math.round((counts.calls / answered) * 10) / 10,
+    wavesPerRequest: connections === 1 ? Math.round((counts.waves / answered) * 10) / 10 : undefined,
   };
 }
 
@@ -151,7 +152,7 @@ export async function walletRounds(options: WalletOptions, log: (row: WalletRow)
       ['', 0],
       [`+${options.delayMs}ms rpc: `, options.delayMs],
     ] as const) {
-      const [sidecarRelay, fastcarRelay] = await Promise.all([startRelay(devnet.wsUrl, delayMs), startRelay(devnet.wsUrl, delayMs)]);
+      const [sidecarRelay, fastcarRelay] = await Promise.all([startRelayProcess(devnet.wsUrl, delayMs), startRelayProcess(devnet.wsUrl, delayMs)]);
       const [sidecar, fastcar] = await Promise.all([
         startSidecar(sidecarRelay.url, '/runtime/spec', {}, 20),
         startFastcarProcess(fastcarRelay.url, { FASTCAR_PREBUILD_BLOCKS: '0' }),

@@ -7,11 +7,15 @@
 // docs/differences.md says.
 import { Keyring } from '@polkadot/keyring';
 import { u8aToHex } from '@polkadot/util';
-import { base58Decode, createKeyMulti, cryptoWaitReady, decodeAddress, encodeAddress } from '@polkadot/util-crypto';
+import { base58Decode, createKeyMulti, cryptoWaitReady, decodeAddress, encodeAddress, randomAsU8a } from '@polkadot/util-crypto';
 
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
+import { NodeClient } from '../src/rpc/nodeClient';
+import { newRequestStats } from '../src/rpc/requestStats';
+import { StorageQueries } from '../src/rpc/storageQueries';
+import { balanceKeys } from '../src/services/accounts/balanceStorage';
 import { startDevnet } from './support/devnet';
 import { startRefusingNode, type RefusingNode } from './support/refusingNode';
 import { getJson, getReferenceJson } from '../harness/http';
@@ -207,6 +211,41 @@ describe('/accounts/{accountId}/balance-info', () => {
     expect(calls).toBeLessThanOrEqual(2);
     // Validation never asks the node.
     expect(rpcCost(await getJson(`${fastcar.url}/accounts/${ALICE}/validate`))).toEqual([0, 0]);
+  });
+
+  it('reads many accounts asked at once at one block in shared calls, each answer as it is alone', async () => {
+    const height = manifest.head.number - 5;
+    await getJson(fastcar.url + balance(ALICE, `?at=${height}`));
+    const addresses = [...Object.values(accounts), ...Array.from({ length: 15 }, () => encodeAddress(randomAsU8a(32), 42))];
+    const alone = [];
+    for (const address of addresses) alone.push((await getJson(fastcar.url + balance(address, `?at=${height}`))).body);
+    const together = await Promise.all(addresses.map((address) => getJson(fastcar.url + balance(address, `?at=${height}`))));
+    expect(together.map((answer) => answer.body)).toEqual(alone);
+    // Each request pays one round, whether it sent the call or joined another's.
+    expect(together.every((answer) => rpcCost(answer)[1] === 1)).toBe(true);
+  });
+
+  it('sends the storage reads several requests make at one block in the same turn as one call, each counting a round', async () => {
+    const node = new NodeClient({ url: devnet.wsUrl, timeoutMs: 30_000 });
+    await node.ready();
+    try {
+      const hash = await hashOf(manifest.head.number - 5);
+      const queries = new StorageQueries();
+      const asked = Object.values(accounts).map((address) => ({ stats: newRequestStats(), keys: Object.values(balanceKeys(decodeAddress(address))) }));
+      const answers = await Promise.all(asked.map(({ stats, keys }) => queries.query(node.forRequest(stats), keys, hash)));
+      // One call for all of them, by the first; the others waited on it.
+      expect(asked.map(({ stats }) => [stats.rpcCalls, stats.waves])).toEqual(asked.map((_, i) => [i === 0 ? 1 : 0, 1]));
+      for (const [i, { keys }] of asked.entries()) {
+        const found = new Map(answers[i]?.[0]?.changes ?? []);
+        for (const key of keys) expect(found.get(key)).toEqual(await node.getStorage(key, hash));
+      }
+      // The next turn opens a new call.
+      const later = newRequestStats();
+      await queries.query(node.forRequest(later), asked[0]?.keys ?? [], hash);
+      expect(later.rpcCalls).toBe(1);
+    } finally {
+      await node.disconnect();
+    }
   });
 
   it('lets clients keep an answer at a finalized block, never one at the head, per account, token and denomination', async () => {

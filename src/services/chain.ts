@@ -7,6 +7,7 @@ import type { BuildLeases } from '../cache/buildLeases';
 import { SingleFlight } from '../cache/singleFlight';
 import type { TieredCache } from '../cache/tieredCache';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
+import { StorageQueries } from '../rpc/storageQueries';
 import type { RequestStats } from '../rpc/requestStats';
 import { AccountAssets } from './accounts/assetBalances';
 import { AccountBalances } from './accounts/balanceInfo';
@@ -77,6 +78,8 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   const codeFetches = new SingleFlight<string>();
   const xcmVersions = new SafeXcmVersions();
   const feeEstimatesInFlight = new SingleFlight<string>();
+  // Storage reads at one block in the same turn, of every request: one call.
+  const storageQueries = new StorageQueries();
   // RFC-78 trees, one per runtime, kept in one worker for every request; their builds in flight.
   const metadataProofs = new MetadataProofs();
   const metadataTrees = new SingleFlight<string>();
@@ -90,7 +93,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       runtime: new RuntimeReads(rpc, ids, cache, facts, metadata, new RuntimeCode(rpc, cache, codeFetches)),
       node: new NodeReads(rpc, facts, runtimes),
       material: new TransactionMaterial(rpc, ids, cache, facts, metadata, genesisHash),
-      accounts: new AccountBalances(rpc, ids, cache, runtimes),
+      accounts: new AccountBalances(rpc, ids, cache, runtimes, storageQueries),
       accountAssets: new AccountAssets(rpc, ids, cache, runtimes),
       vesting: new AccountVesting(rpc, ids, cache, runtimes),
       proxies: new AccountProxies(rpc, ids, cache, runtimes),

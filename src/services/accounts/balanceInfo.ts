@@ -13,6 +13,7 @@ import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
 import { badRequest, NotAtThisBlockError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
+import type { StorageQueries } from '../../rpc/storageQueries';
 import { readResolvedAt, type AtBlock } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { AnswerAt } from '../runtime/runtimeReads';
@@ -44,13 +45,15 @@ export class AccountBalances {
     private readonly ids: BlockIds,
     private readonly cache: TieredCache,
     private readonly runtimes: RuntimeRegistry,
+    /** Reads at one block in the same turn, of every request, in one call. */
+    private readonly storage?: StorageQueries,
   ) {}
 
   async balanceInfo(at: AtBlock, query: BalanceQuery): Promise<AnswerAt> {
     const block = await this.ids.at(at);
     const keys = balanceKeys(query.account);
     const wanted = [keys.account, keys.locks];
-    const [read, together] = await wave([readResolvedAt(this.node, this.cache, block), entriesTogether(this.node, wanted, block.hash)] as const);
+    const [read, together] = await wave([readResolvedAt(this.node, this.cache, block), entriesTogether(this.node, wanted, block.hash, this.storage)] as const);
     const stored = together ?? (await entriesApart(this.node, wanted, block.hash));
     const runtime = await this.runtimes.get(read.version, read.hash);
     const { registry } = runtime;

@@ -1,18 +1,20 @@
-// Several storage entries of one block read together: one state_queryStorageAt, or,
-// from a node that refuses that method, one state_getStorage each, a wave later.
+// Several storage entries of one block read together: one state_queryStorageAt (shared
+// with other requests reading at that block in the same turn, when given the chain's
+// StorageQueries), or, from a node that refuses that method, one state_getStorage each,
+// a wave later.
 import { IncompleteNodeAnswerError, NotAtThisBlockError } from '../../errors';
 import { NodeRpcError, type Hex, type NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
+import type { ChangeSet, StorageQueries } from '../../rpc/storageQueries';
 import { storageAt } from '../storage';
-
-type ChangeSet = { block: Hex; changes: [Hex, Hex | null][] };
 
 /** Each key's value (null: nothing stored there). */
 export type StoredEntries = Map<Hex, Hex | null>;
 
 /** The entries in one call; undefined when the node answers an error (it may not offer the method, or no longer have the state). */
-export function entriesTogether(node: NodeClient, keys: Hex[], hash: Hex): Promise<StoredEntries | undefined> {
-  return node.send<ChangeSet[]>('state_queryStorageAt', [keys, hash]).then(
+export function entriesTogether(node: NodeClient, keys: Hex[], hash: Hex, shared?: StorageQueries): Promise<StoredEntries | undefined> {
+  const asked = shared ? shared.query(node, keys, hash) : node.send<ChangeSet[]>('state_queryStorageAt', [keys, hash]);
+  return asked.then(
     (sets) => {
       const set = Array.isArray(sets) ? (sets.find((one) => one.block === hash) ?? sets[0]) : undefined;
       return set && Array.isArray(set.changes) ? new Map(set.changes) : undefined;
