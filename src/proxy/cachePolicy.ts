@@ -30,8 +30,15 @@ const AT_HASH: Record<string, number> = {
   archive_v1_call: 0,
 };
 
-/** Answers the same for as long as the chain is the chain. */
-const CONSTANT = new Set(['archive_v1_genesisHash', 'chainSpec_v1_genesisHash', 'chainSpec_v1_chainName', 'chainSpec_v1_properties']);
+/** Answers the same for as long as the chain is the chain (the chain spec's name and properties, by either API). */
+const CONSTANT = new Set([
+  'archive_v1_genesisHash',
+  'chainSpec_v1_genesisHash',
+  'chainSpec_v1_chainName',
+  'chainSpec_v1_properties',
+  'system_chain',
+  'system_properties',
+]);
 
 /** Methods whose one parameter is a height, kept once it is finalized. */
 const BY_HEIGHT = new Set(['chain_getBlockHash', 'archive_v1_hashByHeight']);

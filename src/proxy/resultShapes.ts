@@ -87,6 +87,8 @@ const SHAPES: Map<string, Check> = new Map<string, Check>([
   ['chainSpec_v1_genesisHash', isHash],
   ['chainSpec_v1_chainName', (result) => typeof result === 'string'],
   ['chainSpec_v1_properties', isObject],
+  ['system_chain', (result) => typeof result === 'string' && result.length > 0],
+  ['system_properties', isObject],
 ]);
 
 export type Verdict = 'cache' | 'serve' | 'invalid';

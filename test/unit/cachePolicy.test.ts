@@ -30,6 +30,19 @@ describe('proxy cache policy', () => {
     expect(decision.kind === 'passThrough' && decision.mergeKey).toBeTruthy();
   });
 
+  it("keeps the chain spec's name and properties for good, by either API, and only a well-formed answer", () => {
+    for (const method of ['system_chain', 'system_properties', 'chainSpec_v1_chainName', 'chainSpec_v1_properties']) {
+      expect(decide(method, []).kind).toBe('immutable');
+      expect(decide(method, ['extra']).kind).toBe('passThrough');
+    }
+    expect(judge('system_chain', [], 'Westend Asset Hub')).toBe('cache');
+    expect(judge('system_chain', [], '')).toBe('invalid');
+    expect(judge('system_properties', [], { ss58Format: 42 })).toBe('cache');
+    expect(judge('system_properties', [], 'x')).toBe('invalid');
+    // What can change while the node runs is never kept: its version, its health, its peers.
+    for (const method of ['system_version', 'system_health', 'system_peers', 'system_name']) expect(decide(method, []).kind).toBe('passThrough');
+  });
+
   it('caches a block hash by number only as a finalized-number candidate', () => {
     expect(decide('chain_getBlockHash', [12])).toMatchObject({ kind: 'finalizedNumber', number: 12 });
     expect(decide('chain_getBlockHash', []).kind).toBe('passThrough');
