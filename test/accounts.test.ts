@@ -229,7 +229,7 @@ describe('/accounts/{accountId}/balance-info', () => {
     const node = new NodeClient({ url: devnet.wsUrl, timeoutMs: 30_000 });
     await node.ready();
     try {
-      const hash = await hashOf(manifest.head.number - 5);
+      const hash = (await hashOf(manifest.head.number - 5)) as `0x${string}`;
       const queries = new StorageQueries();
       const asked = Object.values(accounts).map((address) => ({ stats: newRequestStats(), keys: Object.values(balanceKeys(decodeAddress(address))) }));
       const answers = await Promise.all(asked.map(({ stats, keys }) => queries.query(node.forRequest(stats), keys, hash)));
