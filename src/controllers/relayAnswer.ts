@@ -4,7 +4,7 @@
 import { RELAY_SETTING } from '../config';
 import { badRequest } from '../errors';
 import type { CacheFact, Reply } from '../http/reply';
-import type { RouteRequest } from '../http/routes';
+import type { QueryParameter, RouteRequest } from '../http/routes';
 import type { Hex } from '../rpc/nodeClient';
 import type { AtBlock } from '../services/blockAt';
 import type { Included, RelayBlockRef, RelayLink } from '../services/relayLink';
@@ -14,6 +14,22 @@ import { parseAt } from './params';
 
 /** What useRcBlock=true reads: the link to the relay chain, 'unconfigured' when this chain could have one but none was set, 'relay' on its own routes. */
 export type RelayOption = RelayLink | 'unconfigured' | 'relay';
+
+/** useRcBlock and useRcBlockFormat, as every family that reads at a block of this chain declares them. */
+export const RELAY_BLOCK_PARAMETERS = {
+  useRcBlock: {
+    type: 'boolean',
+    default: false,
+    description:
+      'On a parachain (Asset Hub): `at` is a relay chain block, and the answer lists the answer at each block of this chain it included, ' +
+      'each with `rcBlockHash`, `rcBlockNumber`, `ahTimestamp` (needs FASTCAR_RELAY_URL).',
+  },
+  useRcBlockFormat: {
+    type: 'string',
+    pattern: '^(array|object)$',
+    description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
+  },
+} as const satisfies Record<'useRcBlock' | 'useRcBlockFormat', QueryParameter>;
 
 /** `useRcBlockFormat`: how a useRcBlock answer is laid out; only with useRcBlock=true, as sidecar demands. */
 export function parseRcBlockFormat(raw: unknown, useRcBlock: boolean): 'array' | 'object' {

@@ -21,7 +21,7 @@ export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const RELAY_ITEM_FIELDS = { rcBlockHash: hash, rcBlockNumber: decimal, ahTimestamp: { type: 'string', pattern: '^[0-9]*$' } };
 
 /** A route's answer at a block, or with useRcBlock its list (or object) of answers per included block. */
-export function perRelayBlock(name: string, fields: Record<string, unknown>, required: string[]) {
+export function perRelayBlock(name: string, fields: Record<string, unknown>, required: string[] = Object.keys(fields)) {
   return {
     [name]: { oneOf: [ref(`${name}At`), ref(`${name}ByRelayBlock`), ref(`${name}InRelayBlock`)] },
     [`${name}At`]: closed(fields, required),

@@ -4,6 +4,7 @@ import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
 import { anyJson, closed, decimal, perRelayBlock, ref } from '../../http/schemas';
 import { MAX_LISTED_ENTRIES } from '../../services/palletAssets/palletAssets';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
+import { RELAY_BLOCK_PARAMETERS } from '../relayAnswer';
 
 export type PalletAssetsQueryName = 'at' | 'useRcBlock' | 'useRcBlockFormat';
 
@@ -68,18 +69,7 @@ export const PALLET_ASSETS_FAMILY: RouteFamily<PalletAssetsRouteName, PalletAsse
   routes: PALLET_ASSETS_ROUTES,
   parameters: {
     at: AT_PARAMETER,
-    useRcBlock: {
-      type: 'boolean',
-      default: false,
-      description:
-        '`at` is a relay chain block; the answer lists the answer at each block of this chain it included, each with `rcBlockHash`, ' +
-        '`rcBlockNumber`, `ahTimestamp` (needs FASTCAR_RELAY_URL)',
-    },
-    useRcBlockFormat: {
-      type: 'string',
-      pattern: '^(array|object)$',
-      description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
-    },
+    ...RELAY_BLOCK_PARAMETERS,
   } satisfies Record<PalletAssetsQueryName, QueryParameter>,
   pathParameters: { assetId: { description: 'The asset id, a whole number', schema: { type: 'string', pattern: '^[0-9]+$' } } },
   schemas: {

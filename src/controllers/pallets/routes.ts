@@ -1,7 +1,8 @@
 // The `/pallets/{palletId}/...` metadata and storage routes as data (see docs/adding-routes.md).
 import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
-import { anyJson, closed, decimal, hash, ref } from '../../http/schemas';
+import { anyJson, decimal, perRelayBlock, ref } from '../../http/schemas';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
+import { RELAY_BLOCK_PARAMETERS } from '../relayAnswer';
 
 export type PalletsQueryName = 'at' | 'onlyIds' | 'metadata' | 'keys[]' | 'keys' | 'useRcBlock' | 'useRcBlockFormat';
 
@@ -19,18 +20,7 @@ export const PALLETS_PARAMETERS: Record<PalletsQueryName, QueryParameter> = {
       `(an ss58 address or hex for an account, a decimal for a number, JSON for a composite); at most ${MAX_STORAGE_KEYS}. None for a plain value.`,
   },
   keys: { type: 'string', description: 'The same as `keys[]`.' },
-  useRcBlock: {
-    type: 'boolean',
-    default: false,
-    description:
-      'On a parachain (Asset Hub): `at` is a relay chain block, and the answer lists the answer at each block of this chain it included, ' +
-      'each with `rcBlockHash`, `rcBlockNumber`, `ahTimestamp` (needs FASTCAR_RELAY_URL).',
-  },
-  useRcBlockFormat: {
-    type: 'string',
-    pattern: '^(array|object)$',
-    description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
-  },
+  ...RELAY_BLOCK_PARAMETERS,
 };
 
 const LIST_QUERY = ['at', 'onlyIds', 'useRcBlock', 'useRcBlockFormat'] as const;
@@ -100,27 +90,6 @@ export const PALLETS_ROUTES = {
 } as const satisfies Record<string, RouteSpec<PalletsQueryName>>;
 
 export type PalletsRouteName = keyof typeof PALLETS_ROUTES;
-
-/** Fields every useRcBlock item has after the answer's own. */
-const RELAY_ITEM_FIELDS = { rcBlockHash: hash, rcBlockNumber: decimal, ahTimestamp: { type: 'string', pattern: '^[0-9]*$' } };
-
-/** A route's answer at a block, or with useRcBlock its list (or object) of answers per included block. */
-function perRelayBlock(name: string, fields: Record<string, unknown>, required: string[] = Object.keys(fields)) {
-  return {
-    [name]: { oneOf: [ref(`${name}At`), ref(`${name}ByRelayBlock`), ref(`${name}InRelayBlock`)] },
-    [`${name}At`]: closed(fields, required),
-    [`${name}ByRelayBlock`]: {
-      type: 'array',
-      items: ref(`${name}AtRelayBlock`),
-      description: 'With useRcBlock: one answer per block the relay block included',
-    },
-    [`${name}InRelayBlock`]: closed({
-      rcBlock: closed({ hash, parentHash: hash, number: decimal }),
-      parachainDataPerBlock: { type: 'array', items: ref(`${name}AtRelayBlock`) },
-    }),
-    [`${name}AtRelayBlock`]: closed({ ...fields, ...RELAY_ITEM_FIELDS }, [...required, 'rcBlockHash', 'rcBlockNumber']),
-  };
-}
 
 const PALLET_FIELDS = {
   at: ref('At'),

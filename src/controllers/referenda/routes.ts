@@ -3,6 +3,7 @@ import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
 import { anyJson, closed, perRelayBlock, ref } from '../../http/schemas';
 import { MAX_REFERENDA } from '../../services/referenda/ongoingReferenda';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
+import { RELAY_BLOCK_PARAMETERS } from '../relayAnswer';
 
 export type ReferendaQueryName = 'at' | 'useRcBlock' | 'useRcBlockFormat';
 
@@ -23,16 +24,7 @@ export const REFERENDA_FAMILY: RouteFamily<keyof typeof REFERENDA_ROUTES, Refere
   routes: REFERENDA_ROUTES,
   parameters: {
     at: AT_PARAMETER,
-    useRcBlock: {
-      type: 'boolean',
-      default: false,
-      description: '`at` is a relay chain block; the answer lists the answer at each block of this chain it included (needs FASTCAR_RELAY_URL)',
-    },
-    useRcBlockFormat: {
-      type: 'string',
-      pattern: '^(array|object)$',
-      description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
-    },
+    ...RELAY_BLOCK_PARAMETERS,
   } satisfies Record<ReferendaQueryName, QueryParameter>,
   pathParameters: {},
   schemas: {

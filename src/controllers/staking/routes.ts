@@ -3,6 +3,7 @@ import type { QueryParameter, RouteFamily, RouteSpec } from '../../http/routes';
 import { anyJson, closed, decimal, perRelayBlock, ref } from '../../http/schemas';
 import { MAX_STAKING_ENTRIES } from '../../services/staking/stakingReads';
 import { AT_PARAMETER, AT_SCHEMA } from '../params';
+import { RELAY_BLOCK_PARAMETERS } from '../relayAnswer';
 
 export type StakingQueryName = 'at' | 'useRcBlock' | 'useRcBlockFormat' | 'metadata';
 
@@ -84,16 +85,7 @@ export const STAKING_FAMILY: RouteFamily<StakingRouteName, StakingQueryName> = {
   routes: STAKING_ROUTES,
   parameters: {
     at: AT_PARAMETER,
-    useRcBlock: {
-      type: 'boolean',
-      default: false,
-      description: '`at` is a relay chain block; the answer lists the answer at each block of this chain it included (needs FASTCAR_RELAY_URL)',
-    },
-    useRcBlockFormat: {
-      type: 'string',
-      pattern: '^(array|object)$',
-      description: 'With useRcBlock: `object` wraps the list with the relay block (`rcBlock`, `parachainDataPerBlock`).',
-    },
+    ...RELAY_BLOCK_PARAMETERS,
     metadata: { type: 'boolean', default: false, description: "Add the pool's metadata (hex), read at the block" },
   } satisfies Record<StakingQueryName, QueryParameter>,
   pathParameters: { poolId: { description: 'The pool id, a whole number', schema: { type: 'string', pattern: '^[0-9]+$' } } },
