@@ -9,7 +9,7 @@ import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
 import { getJson, getReferenceJson } from '../harness/http';
-import { startSidecar, type Peer } from '../harness/processes';
+import { startProxyProcess, startSidecar, type Peer } from '../harness/processes';
 import { startFastcarOn } from '../harness/fastcar';
 
 let devnet: Devnet;
@@ -94,6 +94,27 @@ describe('/runtime/spec', () => {
     expect(Number(fresh.headers.get('x-rpc-calls'))).toBeLessThanOrEqual(2);
     expect(Number(fresh.headers.get('x-rpc-waves'))).toBeLessThanOrEqual(2);
   });
+  it('answers a node that does not offer system_chainType (a provider method list) with chainType live, where sidecar 20 answers 500', async () => {
+    const proxy = await startProxyProcess([devnet.wsUrl], { PROXY_DENY_METHODS: 'system_chainType' });
+    const [behindList, theirs] = await Promise.all([
+      startFastcarOn(`ws://127.0.0.1:${proxy.port}`, { FASTCAR_PREBUILD_BLOCKS: '0' }),
+      startSidecar(`ws://127.0.0.1:${proxy.port}`, '/node/version', {}, 20),
+    ]);
+    try {
+      const [listed, direct, sidecarAnswer] = await Promise.all([
+        getJson(`${behindList.url}/runtime/spec?at=5`),
+        getJson(`${fastcar.url}/runtime/spec?at=5`),
+        getReferenceJson(`${theirs.url}/runtime/spec?at=5`),
+      ]);
+      expect(listed.status).toBe(200);
+      expect(listed.body).toEqual({ ...(direct.body as object), chainType: { live: null } });
+      expect((direct.body as { chainType: unknown }).chainType).not.toEqual({ live: null });
+      expect(sidecarAnswer.status).toBe(500);
+    } finally {
+      await Promise.all([behindList.close(), theirs.stop()]);
+      await proxy.stop();
+    }
+  }, 120_000);
 });
 
 describe('/node', () => {
