@@ -126,16 +126,18 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   const leases = redis ? new BuildLeases(cache, redis, config.buildLeaseMs, logger) : undefined;
   const finalized = new FinalizedHead(node, config.finalizedPollMs);
   await finalized.start();
+  const services = chainServices(node, finalized, cache, genesis, leases);
   return {
     node,
     finalized,
-    services: chainServices(node, finalized, cache, genesis, leases),
+    services,
     redis,
     cache,
     genesis,
     leases,
     async close() {
       finalized.stop();
+      await services.close();
       await redis?.close();
       await node.disconnect().catch(() => undefined);
     },

@@ -65,8 +65,14 @@ export interface ChainServices {
   forRequest(stats: RequestStats): ChainServices;
 }
 
+/** The services of a chain as made once: what they hold for everyone is let go with `close`. */
+export interface ChainServicesRoot extends ChainServices {
+  /** Stops the metadata proof worker (its trees are large): the chain is closing. */
+  close(): Promise<void>;
+}
+
 /** `leases`: with Redis, final block answers are built once across the replicas sharing it. */
-export function chainServices(node: NodeClient, finalized: FinalizedHead, cache: TieredCache, genesisHash: Hex, leases?: BuildLeases): ChainServices {
+export function chainServices(node: NodeClient, finalized: FinalizedHead, cache: TieredCache, genesisHash: Hex, leases?: BuildLeases): ChainServicesRoot {
   // A runtime's load is shared by every request that waits on it: counted by none.
   const runtimes = new RuntimeRegistry(node);
   const shared: SharedBuildState = { builds: new SingleFlight(), feeDetails: new FeeDetailsKnowledge(), leases };
@@ -109,5 +115,5 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       forRequest: (stats) => over(node.forRequest(stats)),
     };
   };
-  return over(node);
+  return { ...over(node), close: () => metadataProofs.close() };
 }
