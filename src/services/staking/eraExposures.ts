@@ -92,13 +92,11 @@ export class EraExposures {
       const eraPageKeys = kind === 'clipped' ? (clippedKeys[i] ?? []) : (pagedKeys[i] ?? []);
       const pages = eraPageKeys.map((key) => readPage(registry, map, key, values[next++] ?? null, kind === 'clipped'));
       const eraPoints = decoded(registry, points, eraValues[2 * i] ?? null);
-      const eraReward = decoded(registry, reward, eraValues[2 * i + 1] ?? null) as (Codec & { isSome?: boolean }) | null;
+      // An optional item: nothing stored reads as null, a stored reward as the balance itself.
+      const eraReward = decoded(registry, reward, eraValues[2 * i + 1] ?? null);
       return {
         era,
-        reward:
-          eraReward && (eraReward.isSome ?? true)
-            ? bigOf('isSome' in eraReward ? (eraReward as unknown as { unwrap(): Codec }).unwrap() : eraReward).toString()
-            : null,
+        reward: eraReward ? bigOf(eraReward).toString() : null,
         totalPoints: bigOf(fieldOf(eraPoints, 'total')).toString(),
         points: pointsByValidator(fieldOf(eraPoints, 'individual')),
         backings: backingsOf(staker, pages),
