@@ -28,7 +28,8 @@ export const STAKING_ACCOUNTS_ROUTES = {
     description:
       `Eras are read ${ERAS_PER_WAVE} at a time, each batch's exposures, rewards and points in two waves, then every validator's era facts, bond and ledger ` +
       `in one: a 10-era request is about five waves. \`depth\` is bounded by the runtime's history depth (84), ` +
-      `an era by ${MAX_EXPOSURE_PAGES_PER_ERA} exposure pages, so a request makes at most depth x (pages / 1000 + 2) + 4 node calls; ` +
+      `an era by ${MAX_EXPOSURE_PAGES_PER_ERA} exposure pages, so a request makes at most depth x (pages / 1000 + pages / 64 + 3) + 4 node calls ` +
+      "(pages: an era's exposure pages); " +
       'a client that leaves stops it before the next batch. ' +
       "A closed era's exposures, rewards and points are kept once read at a final block, and an answer at a block for the same question. " +
       'On an Asset Hub, eras paid on the relay chain before the ' +

@@ -18,6 +18,8 @@ import { bigOf, decoded, eraPrefix, fieldOf, listOf, stakingKey } from './stakin
 
 /** The most exposure pages one era may have for a payout to be worked out (Polkadot has about a thousand). */
 export const MAX_EXPOSURE_PAGES_PER_ERA = 10_000;
+/** Exposure pages read in one call (a page holds up to 512 nominators). */
+const PAGES_PER_CALL = 64;
 
 /** One validator the staker backed in an era: one per page entry naming the staker, as sidecar counts them. */
 export interface Backing {
@@ -84,7 +86,10 @@ export class EraExposures {
     // Sidecar reads the unpaged exposures where an era has them, else the pages.
     const chosen = eras.map((_, i) => ((clippedKeys[i]?.length ?? 0) > 0 ? ('clipped' as const) : ('paged' as const)));
     const keys = chosen.flatMap((kind, i) => (kind === 'clipped' ? (clippedKeys[i] ?? []) : (pagedKeys[i] ?? [])));
-    const values = await readKeys(this.node, keys, hash);
+    // A full page is about 25 KB: a few dozen a call keep each answer far under a node's response limit.
+    const parts: Hex[][] = [];
+    for (let at = 0; at < keys.length; at += PAGES_PER_CALL) parts.push(keys.slice(at, at + PAGES_PER_CALL));
+    const values = (await wave(parts.map((part) => readKeys(this.node, part, hash)))).flat();
     let next = 0;
     return eras.map((era, i) => {
       const kind = chosen[i];
