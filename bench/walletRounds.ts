@@ -25,13 +25,13 @@ export interface WalletOptions {
 }
 const CONNECTIONS = 10;
 
-interface Request {
+export interface Request {
   path: string;
   method?: 'POST';
   body?: string;
 }
 
-interface Target {
+export interface Target {
   service: 'fastcar' | 'sidecar';
   url: string;
   relay: RemoteRelay;
@@ -72,7 +72,7 @@ async function run(target: Target, requests: Request[], connections: number): Pr
   return { seconds: (performance.now() - started) / 1000, times: times.sort((a, b) => a - b), non2xx };
 }
 
-async function measure(scenario: string, target: Target, requests: Request[], connections: number, perRequest = 1): Promise<WalletRow> {
+export async function measure(scenario: string, target: Target, requests: Request[], connections: number, perRequest = 1): Promise<WalletRow> {
   await target.relay.reset();
   const { seconds, times, non2xx } = await run(target, requests, connections);
   const counts = await target.relay.counts();

@@ -17,6 +17,8 @@ import { referendaHandlers } from './controllers/referenda/handlers';
 import { REFERENDA_FAMILY } from './controllers/referenda/routes';
 import { stakingHandlers } from './controllers/staking/handlers';
 import { STAKING_FAMILY } from './controllers/staking/routes';
+import { stakingAccountsHandlers } from './controllers/stakingAccounts/handlers';
+import { STAKING_ACCOUNTS_FAMILY } from './controllers/stakingAccounts/routes';
 import { unservedHandlers } from './controllers/unserved/handlers';
 import { UNSERVED_FAMILY } from './controllers/unserved/routes';
 import { palletsHandlers } from './controllers/pallets/handlers';
@@ -187,6 +189,7 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, PALLETS_FAMILY, () => palletsHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, STAKING_FAMILY, () => stakingHandlers(servicesOf(), params, blocks.relay));
+  routes.add(mount, STAKING_ACCOUNTS_FAMILY, () => stakingAccountsHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, AHM_FAMILY, () => ahmHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, REFERENDA_FAMILY, () => referendaHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, UNSERVED_FAMILY, unservedHandlers);

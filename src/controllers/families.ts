@@ -17,6 +17,7 @@ import { REFERENDA_FAMILY } from './referenda/routes';
 import { PALLETS_FAMILY } from './pallets/routes';
 import { RUNTIME_FAMILY } from './runtime/routes';
 import { STAKING_FAMILY } from './staking/routes';
+import { STAKING_ACCOUNTS_FAMILY } from './stakingAccounts/routes';
 import { TRANSACTION_FAMILY } from './transaction/routes';
 import { UNSERVED_FAMILY } from './unserved/routes';
 
@@ -27,6 +28,7 @@ export const RELAY_FAMILIES: readonly RouteFamily[] = [
   NODE_FAMILY,
   TRANSACTION_FAMILY,
   ACCOUNTS_FAMILY,
+  STAKING_ACCOUNTS_FAMILY,
   PALLETS_FAMILY,
   STAKING_FAMILY,
   AHM_FAMILY,
@@ -55,6 +57,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     TRANSACTION_FAMILY,
     NODE_FAMILY,
     ACCOUNTS_FAMILY,
+    STAKING_ACCOUNTS_FAMILY,
     PALLETS_FAMILY,
     PALLET_ASSETS_FAMILY,
     STAKING_FAMILY,

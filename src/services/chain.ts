@@ -17,6 +17,8 @@ import { AhmInfo } from './ahm/ahmInfo';
 import { PalletAssets } from './palletAssets/palletAssets';
 import { OngoingReferenda } from './referenda/ongoingReferenda';
 import { StakingReads } from './staking/stakingReads';
+import { StakingInfo } from './staking/stakingInfo';
+import { StakingPayouts } from './staking/stakingPayouts';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
 import { ChainReads } from './blocks/chainReads';
@@ -55,6 +57,10 @@ export interface ChainServices {
   /** The chain's assets themselves: details, metadata, foreign assets, asset-conversion pools. */
   palletAssets: PalletAssets;
   staking: StakingReads;
+  /** A stash's staking summary (/accounts/{id}/staking-info). */
+  stakingInfo: StakingInfo;
+  /** An account's payouts over eras (/accounts/{id}/staking-payouts). */
+  stakingPayouts: StakingPayouts;
   ahm: AhmInfo;
   referenda: OngoingReferenda;
   feeEstimates: FeeEstimates;
@@ -106,6 +112,8 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       pallets: new PalletReads(rpc, ids, cache, runtimes),
       palletAssets: new PalletAssets(rpc, ids, cache, runtimes),
       staking: new StakingReads(rpc, ids, cache, runtimes),
+      stakingInfo: new StakingInfo(rpc, ids, cache, runtimes),
+      stakingPayouts: new StakingPayouts(rpc, ids, cache, runtimes, genesisHash),
       ahm: new AhmInfo(rpc, ids, cache, runtimes),
       referenda: new OngoingReferenda(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),

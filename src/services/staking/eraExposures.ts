@@ -1,0 +1,160 @@
+// What one staker was exposed to in each of a batch of eras: the validators it backed
+// (itself counted when it validated), its stake behind each, the era's reward and
+// points. Sidecar walks the era's whole exposure map for this (a nominator's place in it
+// is known only from the pages), and so does this, for every era of the batch at once:
+// the eras' pages listed in one wave, their values and the eras' rewards and points read
+// in the next. A closed era's facts never change: kept (per chain, staker and era) when
+// read at a final block, so the next request reads none of it.
+import type { TypeRegistry } from '@polkadot/types';
+import type { Codec } from '@polkadot/types/types';
+import { u8aEq, u8aToHex } from '@polkadot/util';
+
+import type { TieredCache } from '../../cache/tieredCache';
+import type { Hex, NodeClient } from '../../rpc/nodeClient';
+import { wave } from '../../rpc/requestStats';
+import { listKeys, readKeys } from '../storageBatch';
+import { storageItemOf, type StorageMap } from '../storageLayout';
+import { bigOf, decoded, eraPrefix, fieldOf, listOf, stakingKey } from './stakingCodecs';
+
+/** The most exposure pages one era may have for a payout to be worked out (Polkadot has about a thousand). */
+export const MAX_EXPOSURE_PAGES_PER_ERA = 10_000;
+/** Exposure pages read in one call (a page holds up to 512 nominators). */
+const PAGES_PER_CALL = 64;
+
+/** One validator the staker backed in an era: one per page entry naming the staker, as sidecar counts them. */
+export interface Backing {
+  validator: Hex;
+  /** The staker's stake on that page (undefined for the validator itself: its own stake is in the era's overview). */
+  stake?: string;
+  /** The exposure page that names the staker (undefined: an unpaged exposure, or the validator itself). */
+  page?: number;
+  /** From an unpaged (clipped) exposure: its total and the validator's own stake. */
+  clipped?: { total: string; own: string };
+}
+
+export interface EraExposure {
+  era: number;
+  /** The era's payout to all validators; null: none recorded. */
+  reward: string | null;
+  totalPoints: string;
+  /** Each backed validator's points, by its account hex. */
+  points: Record<string, string>;
+  backings: Backing[];
+}
+
+interface Page {
+  validator: Uint8Array;
+  page?: number;
+  others: [Uint8Array, string][];
+  clipped?: { total: string; own: string };
+}
+
+export class EraExposures {
+  constructor(
+    private readonly node: NodeClient,
+    private readonly cache: TieredCache,
+    private readonly chainKey: string,
+  ) {}
+
+  /** The eras' facts for `staker`, read at `hash` (kept when `final`). */
+  async read(registry: TypeRegistry, hash: Hex, final: boolean, staker: Uint8Array, eras: number[]): Promise<EraExposure[]> {
+    const keyOfEra = (era: number) => `staking-era:${this.chainKey}:${u8aToHex(staker)}:${era}`;
+    const kept = await Promise.all(eras.map(async (era) => (final ? await this.cache.get(keyOfEra(era)) : undefined)));
+    const missing = eras.filter((_, i) => kept[i] === undefined);
+    const fresh = missing.length ? await this.readEras(registry, hash, staker, missing) : [];
+    if (final) for (const exposure of fresh) this.cache.set(keyOfEra(exposure.era), JSON.stringify(exposure));
+    const byEra = new Map(fresh.map((exposure) => [exposure.era, exposure]));
+    return eras.map((era, i) => {
+      const stored = kept[i];
+      return stored === undefined ? (byEra.get(era) as EraExposure) : (JSON.parse(stored) as EraExposure);
+    });
+  }
+
+  private async readEras(registry: TypeRegistry, hash: Hex, staker: Uint8Array, eras: number[]): Promise<EraExposure[]> {
+    const paged = storageItemOf(registry, 'Staking', 'ErasStakersPaged');
+    const clipped = storageItemOf(registry, 'Staking', 'ErasStakersClipped');
+    const points = storageItemOf(registry, 'Staking', 'ErasRewardPoints') as StorageMap;
+    const reward = storageItemOf(registry, 'Staking', 'ErasValidatorReward') as StorageMap;
+    const bound = (era: number) => ({
+      maxKeys: MAX_EXPOSURE_PAGES_PER_ERA,
+      tooMany: `Era ${era} has more than ${MAX_EXPOSURE_PAGES_PER_ERA} exposure pages: fastcar does not work out payouts over it.`,
+    });
+    const list = (map: StorageMap | null) =>
+      Promise.all(eras.map((era) => (map ? listKeys(this.node, eraPrefix(registry, map, era), hash, bound(era)) : Promise.resolve([] as Hex[]))));
+    const eraKeys = eras.flatMap((era) => [stakingKey(registry, points, [era]), stakingKey(registry, reward, [era])]);
+    const [pagedKeys, clippedKeys, eraValues] = await wave([list(paged), list(clipped), readKeys(this.node, eraKeys, hash)] as const);
+    // Sidecar reads the unpaged exposures where an era has them, else the pages.
+    const chosen = eras.map((_, i) => ((clippedKeys[i]?.length ?? 0) > 0 ? ('clipped' as const) : ('paged' as const)));
+    const keys = chosen.flatMap((kind, i) => (kind === 'clipped' ? (clippedKeys[i] ?? []) : (pagedKeys[i] ?? [])));
+    // A full page is about 25 KB: a few dozen a call keep each answer far under a node's response limit.
+    const parts: Hex[][] = [];
+    for (let at = 0; at < keys.length; at += PAGES_PER_CALL) parts.push(keys.slice(at, at + PAGES_PER_CALL));
+    const values = (await wave(parts.map((part) => readKeys(this.node, part, hash)))).flat();
+    let next = 0;
+    return eras.map((era, i) => {
+      const kind = chosen[i];
+      const map = (kind === 'clipped' ? clipped : paged) as StorageMap;
+      const eraPageKeys = kind === 'clipped' ? (clippedKeys[i] ?? []) : (pagedKeys[i] ?? []);
+      const pages = eraPageKeys.map((key) => readPage(registry, map, key, values[next++] ?? null, kind === 'clipped'));
+      const eraPoints = decoded(registry, points, eraValues[2 * i] ?? null);
+      // An optional item: nothing stored reads as null, a stored reward as the balance itself.
+      const eraReward = decoded(registry, reward, eraValues[2 * i + 1] ?? null);
+      return {
+        era,
+        reward: eraReward ? bigOf(eraReward).toString() : null,
+        totalPoints: bigOf(fieldOf(eraPoints, 'total')).toString(),
+        points: pointsByValidator(fieldOf(eraPoints, 'individual')),
+        backings: backingsOf(staker, pages),
+      };
+    });
+  }
+}
+
+/** An exposure entry: the validator from its key (era, validator[, page]), the others from its value. */
+function readPage(registry: TypeRegistry, map: StorageMap, key: Hex, value: Hex | null, isClipped: boolean): Page {
+  const bytes = Buffer.from(key.slice(2), 'hex');
+  // prefix ++ twox64(era) ++ era ++ twox64(validator) ++ validator ...
+  const eraBytes = registry.createType(map.keyTypes[0] ?? 'u32', 0).toU8a().length;
+  const start = map.prefix.length + 8 + eraBytes + 8;
+  const accountLength = registry.createType(map.keyTypes[1] ?? 'AccountId', new Uint8Array(32)).toU8a().length;
+  const validator = new Uint8Array(bytes.subarray(start, start + accountLength));
+  // ... ++ twox64(page) ++ page, the page a little-endian u32.
+  const pageAt = start + accountLength + 8;
+  const page = isClipped ? undefined : bytes.readUInt32LE(pageAt);
+  const exposure = decoded(registry, map, value);
+  const others = listOf(fieldOf(exposure, 'others')).map((one): [Uint8Array, string] => [
+    (fieldOf(one, 'who') as Codec).toU8a(),
+    bigOf(fieldOf(one, 'value')).toString(),
+  ]);
+  const clipped = isClipped ? { total: bigOf(fieldOf(exposure, 'total')).toString(), own: bigOf(fieldOf(exposure, 'own')).toString() } : undefined;
+  return { validator, page, others, clipped };
+}
+
+function pointsByValidator(individual: Codec | undefined): Record<string, string> {
+  const points: Record<string, string> = {};
+  if (!individual) return points;
+  for (const [account, value] of (individual as unknown as Map<Codec, Codec>).entries()) points[u8aToHex(account.toU8a())] = value.toString();
+  return points;
+}
+
+/**
+ * The validators `staker` backed, in sidecar's order: once per page entry naming it, in
+ * key order, then the validator itself when it has pages. The stake is the one on the
+ * page that names the staker (sidecar looks on the validator's last listed page only,
+ * and misses a nominator on any other: docs/differences.md).
+ */
+function backingsOf(staker: Uint8Array, pages: Page[]): Backing[] {
+  const backings: Backing[] = [];
+  const seen = new Set<Hex>();
+  for (const page of pages) {
+    const validator = u8aToHex(page.validator);
+    seen.add(validator);
+    for (const [who, value] of page.others) {
+      if (u8aEq(who, staker)) backings.push({ validator, stake: value, page: page.page, clipped: page.clipped });
+    }
+  }
+  const self = u8aToHex(staker);
+  const own = pages.find((page) => u8aToHex(page.validator) === self);
+  if (seen.has(self)) backings.push({ validator: self, clipped: own?.clipped });
+  return backings;
+}
