@@ -15,6 +15,7 @@ import { NODE_FAMILY } from './node/routes';
 import { PALLET_ASSETS_FAMILY } from './palletAssets/routes';
 import { REFERENDA_FAMILY } from './referenda/routes';
 import { PALLETS_FAMILY } from './pallets/routes';
+import { PARAS_FAMILY } from './paras/routes';
 import { RUNTIME_FAMILY } from './runtime/routes';
 import { STAKING_FAMILY } from './staking/routes';
 import { TRANSACTION_FAMILY } from './transaction/routes';
@@ -31,6 +32,7 @@ export const RELAY_FAMILIES: readonly RouteFamily[] = [
   STAKING_FAMILY,
   AHM_FAMILY,
   REFERENDA_FAMILY,
+  PARAS_FAMILY,
   UNSERVED_FAMILY,
 ];
 
@@ -60,6 +62,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     STAKING_FAMILY,
     AHM_FAMILY,
     REFERENDA_FAMILY,
+    PARAS_FAMILY,
     UNSERVED_FAMILY,
   ]);
 }

@@ -16,6 +16,7 @@ import { AccountVesting } from './accounts/vestingInfo';
 import { AhmInfo } from './ahm/ahmInfo';
 import { PalletAssets } from './palletAssets/palletAssets';
 import { OngoingReferenda } from './referenda/ongoingReferenda';
+import { ParasReads } from './paras/parasReads';
 import { StakingReads } from './staking/stakingReads';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
@@ -57,6 +58,7 @@ export interface ChainServices {
   staking: StakingReads;
   ahm: AhmInfo;
   referenda: OngoingReferenda;
+  paras: ParasReads;
   feeEstimates: FeeEstimates;
   metadataBlobs: MetadataBlobs;
   submitter: TransactionSubmitter;
@@ -102,6 +104,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       staking: new StakingReads(rpc, ids, cache, runtimes),
       ahm: new AhmInfo(rpc, ids, cache, runtimes),
       referenda: new OngoingReferenda(rpc, ids, cache, runtimes),
+      paras: new ParasReads(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
       metadataBlobs: new MetadataBlobs(rpc, ids, cache, runtimes, metadata, metadataProofs, metadataTrees),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
