@@ -17,6 +17,8 @@ import { referendaHandlers } from './controllers/referenda/handlers';
 import { REFERENDA_FAMILY } from './controllers/referenda/routes';
 import { parasHandlers } from './controllers/paras/handlers';
 import { PARAS_FAMILY } from './controllers/paras/routes';
+import { coretimeHandlers } from './controllers/coretime/handlers';
+import { CORETIME_FAMILY } from './controllers/coretime/routes';
 import { stakingHandlers } from './controllers/staking/handlers';
 import { STAKING_FAMILY } from './controllers/staking/routes';
 import { unservedHandlers } from './controllers/unserved/handlers';
@@ -190,6 +192,7 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, AHM_FAMILY, () => ahmHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, REFERENDA_FAMILY, () => referendaHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, PARAS_FAMILY, () => parasHandlers(servicesOf(), params));
+  routes.add(mount, CORETIME_FAMILY, () => coretimeHandlers(servicesOf(), params));
   routes.add(mount, UNSERVED_FAMILY, unservedHandlers);
 }
 

@@ -17,6 +17,7 @@ import { startSidecar, type Peer } from '../harness/processes';
 import { openApiDocument } from '../src/controllers/families';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
+import { devnetSigner } from './support/signer';
 import { seedParas, type ParasState } from './support/parasState';
 import { decodeRecorded } from './support/recordedBlocks';
 import { loadPolkadotRecording, startRecordedNode, type RecordedNode } from './support/recordedNode';
@@ -201,6 +202,88 @@ describe('/rc/paras through fastcar on the Asset Hub devnet', () => {
       expect({ path, status: ours.status }).toEqual({ path, status: 400 });
       expect((ours.body as { message: string }).message).toMatch(/^The runtime does not include the (paras|crowdloan|auctions|slots) module at this block$/);
     }
+  });
+});
+
+describe('/coretime on the relay devnet (its assignments now in ParaScheduler)', () => {
+  it('answers info and overview where sidecar 20 answers 500 (it looks for CoretimeAssignmentProvider), from the pallets the runtime has', async () => {
+    const signer = await devnetSigner(relay.wsUrl);
+    try {
+      const { api, alice } = signer;
+      for (const route of ['info', 'overview']) {
+        const { theirs, ours } = await both(`/coretime/${route}`);
+        expect([theirs.status, ours.status]).toEqual([500, 200]);
+        expect((theirs.body as { message: string }).message).toBe('The runtime does not include the coretimeAssignmentProvider module at this block');
+      }
+      const palletVersion = (await api.query.paraScheduler.palletVersion()).toString();
+      const info = (await getJson(`${fastcar.url}/coretime/info`)).body as Record<string, unknown>;
+      expect(info).toEqual({
+        at: expect.anything(),
+        brokerId: api.consts.coretime.brokerId.toString(),
+        palletVersion,
+        maxHistoricalRevenue: api.consts.onDemandAssignmentProvider.maxHistoricalRevenue.toString(),
+      });
+      expect((await getJson(`${fastcar.url}/coretime/overview`)).body).toMatchObject({ cores: [], coreSchedules: [] });
+      // Root assigns core 0 to the parathread from the next block on (as the broker chain would by XCM).
+      const head = (await api.rpc.chain.getHeader()).number.toNumber();
+      const nonce = (await api.rpc.system.accountNextIndex(alice.address)).toNumber();
+      const assign = api.tx.sudo.sudo(api.tx.coretime.assignCore(0, head + 2, [[{ Task: state.parathread }, 57600]], null));
+      await api.rpc('dev_newBlock' as never, { transactions: [(await assign.signAsync(alice, { nonce, era: 0 })).toHex()] } as never);
+      await api.rpc('dev_newBlock' as never, {} as never);
+      await api.rpc('dev_newBlock' as never, {} as never);
+      // The reference, laid out from polkadot.js's reading as sidecar lays out a core descriptor.
+      type Work = { assignments: [{ task?: number; pool?: null }, { ratio: number; remaining: number }][]; endHint: number | null; pos: number; step: number };
+      const descriptors = (await api.query.paraScheduler.coreDescriptors()).toJSON() as Record<
+        string,
+        { queue: { first: number; last: number } | null; currentWork: Work }
+      >;
+      const descriptor = descriptors['0'];
+      expect(descriptor.currentWork.assignments).toHaveLength(1);
+      const expected = {
+        paraId: String(state.parathread),
+        type: 'Parathread',
+        info: {
+          currentWork: {
+            assignments: descriptor.currentWork.assignments.map(([assignment, share]) => ({
+              isPool: assignment.pool !== undefined,
+              isTask: assignment.task !== undefined,
+              ratio: String(share.ratio),
+              remaining: String(share.remaining),
+              task: String(assignment.task),
+            })),
+            endHint: descriptor.currentWork.endHint === null ? null : String(descriptor.currentWork.endHint),
+            pos: String(descriptor.currentWork.pos),
+            step: String(descriptor.currentWork.step),
+          },
+          queue: { first: String(descriptor.queue?.first ?? 0), last: String(descriptor.queue?.last ?? 0) },
+        },
+      };
+      const overview = await getJson(`${fastcar.url}/coretime/overview`);
+      expect(overview.body).toMatchObject({ cores: [expected], coreSchedules: [] });
+      const check = schemaCheck('CoretimeOverview');
+      expect({ valid: check(overview.body), errors: check.errors ?? null }).toEqual({ valid: true, errors: null });
+      const infoCheck = schemaCheck('CoretimeInfo');
+      expect(infoCheck(info)).toBe(true);
+      expect(rpcCost(await getJson(`${fastcar.url}/coretime/overview?at=${head + 3}`))[1]).toBeLessThanOrEqual(3);
+      expect((await getJson(`${hub.url}/rc/coretime/overview`)).body).toEqual(overview.body);
+    } finally {
+      await signer.close();
+    }
+  });
+
+  it("answers the Broker pallet's routes on a relay chain with a 400 in sidecar's words (sidecar does not mount them there)", async () => {
+    for (const route of ['leases', 'regions', 'renewals', 'reservations']) {
+      const { theirs, ours } = await both(`/coretime/${route}`);
+      expect([route, theirs.status, ours.status]).toEqual([route, 404, 400]);
+      expect((ours.body as { message: string }).message).toBe('This endpoint is only available on coretime chains.');
+      const onHub = await getJson(`${hub.url}/coretime/${route}`);
+      expect([onHub.status, (onHub.body as { message: string }).message]).toEqual([400, 'The runtime does not include the broker module at this block']);
+    }
+    const info = await getJson(`${hub.url}/coretime/info`);
+    expect([info.status, (info.body as { message: string }).message]).toEqual([
+      400,
+      'The runtime does not include the onDemandAssignmentProvider module at this block',
+    ]);
   });
 });
 

@@ -16,6 +16,7 @@ import { PALLET_ASSETS_FAMILY } from './palletAssets/routes';
 import { REFERENDA_FAMILY } from './referenda/routes';
 import { PALLETS_FAMILY } from './pallets/routes';
 import { PARAS_FAMILY } from './paras/routes';
+import { CORETIME_FAMILY } from './coretime/routes';
 import { RUNTIME_FAMILY } from './runtime/routes';
 import { STAKING_FAMILY } from './staking/routes';
 import { TRANSACTION_FAMILY } from './transaction/routes';
@@ -33,6 +34,7 @@ export const RELAY_FAMILIES: readonly RouteFamily[] = [
   AHM_FAMILY,
   REFERENDA_FAMILY,
   PARAS_FAMILY,
+  CORETIME_FAMILY,
   UNSERVED_FAMILY,
 ];
 
@@ -63,6 +65,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     AHM_FAMILY,
     REFERENDA_FAMILY,
     PARAS_FAMILY,
+    CORETIME_FAMILY,
     UNSERVED_FAMILY,
   ]);
 }

@@ -17,6 +17,7 @@ import { AhmInfo } from './ahm/ahmInfo';
 import { PalletAssets } from './palletAssets/palletAssets';
 import { OngoingReferenda } from './referenda/ongoingReferenda';
 import { ParasReads } from './paras/parasReads';
+import { CoretimeReads } from './coretime/coretimeReads';
 import { StakingReads } from './staking/stakingReads';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
@@ -59,6 +60,7 @@ export interface ChainServices {
   ahm: AhmInfo;
   referenda: OngoingReferenda;
   paras: ParasReads;
+  coretime: CoretimeReads;
   feeEstimates: FeeEstimates;
   metadataBlobs: MetadataBlobs;
   submitter: TransactionSubmitter;
@@ -105,6 +107,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       ahm: new AhmInfo(rpc, ids, cache, runtimes),
       referenda: new OngoingReferenda(rpc, ids, cache, runtimes),
       paras: new ParasReads(rpc, ids, cache, runtimes),
+      coretime: new CoretimeReads(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
       metadataBlobs: new MetadataBlobs(rpc, ids, cache, runtimes, metadata, metadataProofs, metadataTrees),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),
