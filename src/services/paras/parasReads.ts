@@ -214,8 +214,7 @@ export class ParasReads {
       const [receipt, headData] = event.data;
       const descriptor = (receipt as { descriptor?: { paraId?: JsonValue; paraHead?: JsonValue } } | null)?.descriptor;
       if (!descriptor || typeof headData !== 'string') continue;
-      const header = toSidecarJson(runtime.registry.createType('Header', bytesOfHex(headData))) as Record<string, JsonValue>;
-      heads[String(descriptor.paraId)] = { hash: descriptor.paraHead ?? null, ...header };
+      heads[String(descriptor.paraId)] = { hash: descriptor.paraHead ?? null, ...paraHeaderJson(runtime.registry, headData) };
     }
     // As sidecar spreads them after `at`: JSON puts the numeric para ids first all the same.
     return { json: JSON.stringify({ at: atOf(read), ...heads }), hash: read.hash, final: read.final };
@@ -253,6 +252,15 @@ export class ParasReads {
       leasePeriods: auction ? auction.leasePeriods.map(String) : null,
       winning,
     });
+  }
+}
+
+/** A para's head data read as a Substrate header; nothing beyond the hash for a para whose head is something else. */
+function paraHeaderJson(registry: TypeRegistry, headData: string): Record<string, JsonValue> {
+  try {
+    return toSidecarJson(registry.createType('Header', bytesOfHex(headData))) as Record<string, JsonValue>;
+  } catch {
+    return {};
   }
 }
 
