@@ -15,6 +15,10 @@ import { ahmHandlers } from './controllers/ahm/handlers';
 import { AHM_FAMILY } from './controllers/ahm/routes';
 import { referendaHandlers } from './controllers/referenda/handlers';
 import { REFERENDA_FAMILY } from './controllers/referenda/routes';
+import { parasHandlers } from './controllers/paras/handlers';
+import { PARAS_FAMILY } from './controllers/paras/routes';
+import { coretimeHandlers } from './controllers/coretime/handlers';
+import { CORETIME_FAMILY } from './controllers/coretime/routes';
 import { stakingHandlers } from './controllers/staking/handlers';
 import { STAKING_FAMILY } from './controllers/staking/routes';
 import { stakingAccountsHandlers } from './controllers/stakingAccounts/handlers';
@@ -192,6 +196,8 @@ function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainS
   routes.add(mount, STAKING_ACCOUNTS_FAMILY, () => stakingAccountsHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, AHM_FAMILY, () => ahmHandlers(servicesOf(), params, blocks.relay));
   routes.add(mount, REFERENDA_FAMILY, () => referendaHandlers(servicesOf(), params, blocks.relay));
+  routes.add(mount, PARAS_FAMILY, () => parasHandlers(servicesOf(), params));
+  routes.add(mount, CORETIME_FAMILY, () => coretimeHandlers(servicesOf(), params));
   routes.add(mount, UNSERVED_FAMILY, unservedHandlers);
 }
 

@@ -15,6 +15,8 @@ import { NODE_FAMILY } from './node/routes';
 import { PALLET_ASSETS_FAMILY } from './palletAssets/routes';
 import { REFERENDA_FAMILY } from './referenda/routes';
 import { PALLETS_FAMILY } from './pallets/routes';
+import { PARAS_FAMILY } from './paras/routes';
+import { CORETIME_FAMILY } from './coretime/routes';
 import { RUNTIME_FAMILY } from './runtime/routes';
 import { STAKING_FAMILY } from './staking/routes';
 import { STAKING_ACCOUNTS_FAMILY } from './stakingAccounts/routes';
@@ -33,6 +35,8 @@ export const RELAY_FAMILIES: readonly RouteFamily[] = [
   STAKING_FAMILY,
   AHM_FAMILY,
   REFERENDA_FAMILY,
+  PARAS_FAMILY,
+  CORETIME_FAMILY,
   UNSERVED_FAMILY,
 ];
 
@@ -63,6 +67,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
     STAKING_FAMILY,
     AHM_FAMILY,
     REFERENDA_FAMILY,
+    PARAS_FAMILY,
+    CORETIME_FAMILY,
     UNSERVED_FAMILY,
   ]);
 }

@@ -16,6 +16,8 @@ import { AccountVesting } from './accounts/vestingInfo';
 import { AhmInfo } from './ahm/ahmInfo';
 import { PalletAssets } from './palletAssets/palletAssets';
 import { OngoingReferenda } from './referenda/ongoingReferenda';
+import { ParasReads } from './paras/parasReads';
+import { CoretimeReads } from './coretime/coretimeReads';
 import { StakingReads } from './staking/stakingReads';
 import { StakingInfo } from './staking/stakingInfo';
 import { StakingPayouts } from './staking/stakingPayouts';
@@ -63,6 +65,8 @@ export interface ChainServices {
   stakingPayouts: StakingPayouts;
   ahm: AhmInfo;
   referenda: OngoingReferenda;
+  paras: ParasReads;
+  coretime: CoretimeReads;
   feeEstimates: FeeEstimates;
   metadataBlobs: MetadataBlobs;
   submitter: TransactionSubmitter;
@@ -116,6 +120,8 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       stakingPayouts: new StakingPayouts(rpc, ids, cache, runtimes, genesisHash),
       ahm: new AhmInfo(rpc, ids, cache, runtimes),
       referenda: new OngoingReferenda(rpc, ids, cache, runtimes),
+      paras: new ParasReads(rpc, ids, cache, runtimes),
+      coretime: new CoretimeReads(rpc, ids, cache, runtimes),
       feeEstimates: new FeeEstimates(rpc, ids, cache, runtimes, feeEstimatesInFlight),
       metadataBlobs: new MetadataBlobs(rpc, ids, cache, runtimes, metadata, metadataProofs, metadataTrees),
       submitter: new TransactionSubmitter(rpc, ids, cache, runtimes),

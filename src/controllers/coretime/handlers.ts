@@ -1,0 +1,37 @@
+// HTTP for the `/coretime` routes.
+import type { FamilyHandlers, RouteRequest } from '../../http/routes';
+import type { AtBlock } from '../../services/blockAt';
+import type { ChainServices } from '../../services/chain';
+import type { CoretimeReads } from '../../services/coretime/coretimeReads';
+import type { AnswerAt } from '../../services/runtime/runtimeReads';
+import { replyAt } from '../answers';
+import { parseAt, readFlags, type ParamOptions } from '../params';
+import { CORETIME_FAMILY, type CORETIME_ROUTES } from './routes';
+
+/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
+const FORMAT_VERSION = 1;
+
+type RouteName = keyof typeof CORETIME_ROUTES;
+
+export function coretimeHandlers(chain: ChainServices, options: ParamOptions): FamilyHandlers<RouteName> {
+  const answered = (route: RouteName, read: (coretime: CoretimeReads, at: AtBlock) => Promise<AnswerAt>) => async (req: RouteRequest) => {
+    const { ignoredParams } = readFlags(
+      req,
+      CORETIME_FAMILY.routes[route],
+      CORETIME_FAMILY.parameters,
+      options,
+      'useRcBlock is not served on the /coretime routes',
+    );
+    const answer = await read(chain.forRequest(req.stats).coretime, parseAt(req.query.at));
+    return replyAt(answer, `coretime-${route}-${FORMAT_VERSION}`, ignoredParams);
+  };
+  const brokerOnly = (route: RouteName) => answered(route, (coretime, at) => coretime.brokerOnly(at));
+  return {
+    info: answered('info', (coretime, at) => coretime.info(at)),
+    overview: answered('overview', (coretime, at) => coretime.overview(at)),
+    leases: brokerOnly('leases'),
+    regions: brokerOnly('regions'),
+    renewals: brokerOnly('renewals'),
+    reservations: brokerOnly('reservations'),
+  };
+}

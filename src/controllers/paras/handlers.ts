@@ -1,0 +1,61 @@
+// HTTP for the relay chain's `/paras` routes.
+import { badRequest } from '../../errors';
+import type { FamilyHandlers, RouteRequest } from '../../http/routes';
+import type { AtBlock } from '../../services/blockAt';
+import type { ChainServices } from '../../services/chain';
+import type { ParasReads } from '../../services/paras/parasReads';
+import type { AnswerAt } from '../../services/runtime/runtimeReads';
+import { replyAt } from '../answers';
+import { isUInt, parseAt, readFlags, type ParamOptions } from '../params';
+import { PARAS_FAMILY, type PARAS_ROUTES } from './routes';
+
+/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
+const FORMAT_VERSION = 1;
+const MAX_PARA_ID = 0xffff_ffff;
+
+/** A para id as sidecar reads it (any whole number JavaScript's Number reads), bounded by the runtime's u32. */
+function paraIdOf(req: RouteRequest): number {
+  const text = typeof req.params.paraId === 'string' ? req.params.paraId : '';
+  const paraId = Number(text);
+  if (!isUInt(paraId)) throw badRequest('paraId must be an integer');
+  if (paraId > MAX_PARA_ID) throw badRequest(`paraId must be at most ${MAX_PARA_ID}`);
+  return paraId;
+}
+
+type RouteName = keyof typeof PARAS_ROUTES;
+
+export function parasHandlers(chain: ChainServices, options: ParamOptions): FamilyHandlers<RouteName> {
+  /** Reads the request's flags and `at` (before anything else, as sidecar), then answers `read` tagged for clients to keep. */
+  const answered = (route: RouteName, tag: (req: RouteRequest) => string, read: (paras: ParasReads, at: AtBlock, req: RouteRequest) => Promise<AnswerAt>) => {
+    return async (req: RouteRequest) => {
+      const { ignoredParams } = readFlags(req, PARAS_FAMILY.routes[route], PARAS_FAMILY.parameters, options, 'useRcBlock is not served on the /paras routes');
+      const at = parseAt(req.query.at);
+      const answer = await read(chain.forRequest(req.stats).paras, at, req);
+      return replyAt(answer, `paras-${route}-${tag(req)}-${FORMAT_VERSION}`, ignoredParams);
+    };
+  };
+  const plain = () => '';
+  return {
+    paras: answered('paras', plain, (paras, at) => paras.paras(at)),
+    // Sidecar leaves the holders out only for the exact text `false`.
+    leasesCurrent: answered(
+      'leasesCurrent',
+      (req) => String(req.query.currentLeaseHolders !== 'false'),
+      (paras, at, req) => paras.leasesCurrent(at, req.query.currentLeaseHolders !== 'false'),
+    ),
+    auctionsCurrent: answered('auctionsCurrent', plain, (paras, at) => paras.auctionsCurrent(at)),
+    crowdloans: answered('crowdloans', plain, (paras, at) => paras.crowdloans(at)),
+    leaseInfo: answered(
+      'leaseInfo',
+      (req) => String(paraIdOf(req)),
+      (paras, at, req) => paras.leaseInfo(at, paraIdOf(req)),
+    ),
+    crowdloanInfo: answered(
+      'crowdloanInfo',
+      (req) => String(paraIdOf(req)),
+      (paras, at, req) => paras.crowdloanInfo(at, paraIdOf(req)),
+    ),
+    includedCandidates: answered('includedCandidates', plain, (paras, at) => paras.headCandidates(at, 'CandidateIncluded')),
+    backedCandidates: answered('backedCandidates', plain, (paras, at) => paras.headCandidates(at, 'CandidateBacked')),
+  };
+}
