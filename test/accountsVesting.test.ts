@@ -325,6 +325,36 @@ describe('/accounts/{accountId}/proxy-info', () => {
   });
 });
 
+describe('/accounts/{accountId}/balance-info of an account holding a lock', () => {
+  const balance = (address: string, query = '') => `/accounts/${address}/balance-info${query}`;
+
+  it('answers as sidecar 20 before, while and after the vesting lock holds on the relay chain, and where nothing is locked', async () => {
+    const relayChain = chains.find((chain) => chain.name === 'relay')!;
+    for (const chain of chains) {
+      for (const address of [vested.address, people.Alice, people.Ferdie]) {
+        await compare(chain, balance(address));
+        for (const height of heightsOf(chain)) await compare(chain, balance(address, `?at=${height}`));
+        await compare(chain, balance(address, `?at=${await hashAt(chain, chain.given)}&denominated=true`));
+      }
+    }
+    const held = await compare(relayChain, balance(vested.address, `?at=${relayChain.given}`));
+    expect(held.frozen).toBe(String(150n * UNIT));
+    expect(held.locks).toEqual([expect.objectContaining({ amount: String(150n * UNIT) })]);
+    expect(await compare(relayChain, balance(vested.address, `?at=${relayChain.before}`))).toMatchObject({ frozen: '0', locks: [] });
+  }, 120_000);
+
+  it("reads the locks a wave after the account's entry, and only when the entry says something is frozen", async () => {
+    const relayChain = chains.find((chain) => chain.name === 'relay')!;
+    const path = (address: string) => `${fastcar.url}/rc${balance(address, `?at=${relayChain.given + 1}`)}`;
+    // The first read at a block learns its hash and runtime version.
+    await getJson(path(people.Ferdie));
+    const locked = await getJson(path(vested.address));
+    expect([(locked.body as { locks: unknown[] }).locks.length, ...rpcCost(locked)]).toEqual([1, 2, 2]);
+    const free = await getJson(path(people.Ferdie));
+    expect([(free.body as { frozen: string }).frozen, ...rpcCost(free)]).toEqual(['0', 1, 1]);
+  });
+});
+
 describe('vesting-info and proxy-info with useRcBlock=true, beside a relay chain that included a block', () => {
   // Recorded Polkadot history whose relay block RELAY_BLOCK is re-pointed to include the block where the schedules and
   // proxies were given (harness/relayChain.ts); sidecar cannot be pointed at it, so fastcar's answer is checked against its own reads.
