@@ -21,6 +21,7 @@ import { RELAY_BLOCK, startRelayBeside, type RelayBeside } from '../harness/rela
 import { openApiDocument } from '../src/controllers/families';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
+import { startRefusingNode } from './support/refusingNode';
 
 const UNIT = 10n ** 12n;
 const ETHEREUM = '0x8eaf04151687736326c9fea17e25fc5287613693';
@@ -352,6 +353,23 @@ describe('/accounts/{accountId}/balance-info of an account holding a lock', () =
     expect([(locked.body as { locks: unknown[] }).locks.length, ...rpcCost(locked)]).toEqual([1, 2, 2]);
     const free = await getJson(path(people.Ferdie));
     expect([(free.body as { frozen: string }).frozen, ...rpcCost(free)]).toEqual(['0', 1, 1]);
+  });
+
+  it('asks a node that refused state_queryStorageAt for the locks with state_getStorage at once, and answers the same', async () => {
+    const relayChain = chains.find((chain) => chain.name === 'relay')!;
+    const refusing = await startRefusingNode(relay.wsUrl, ['state_queryStorageAt']);
+    const onIt = await startFastcarOn(refusing.url, { FASTCAR_PREBUILD_BLOCKS: '0' });
+    try {
+      const path = balance(vested.address, `?at=${relayChain.given + 2}`);
+      await getJson(onIt.url + balance(people.Ferdie, `?at=${relayChain.given + 2}`));
+      const answer = await getJson(onIt.url + path);
+      expect(answer.body).toEqual((await getJson(`${fastcar.url}/rc${path}`)).body);
+      // The refused call, the account's entry, then its locks: not the refused method again.
+      expect(rpcCost(answer)).toEqual([3, 3]);
+    } finally {
+      await onIt.close();
+      await refusing.close();
+    }
   });
 });
 
