@@ -2,18 +2,21 @@
 // fastcar against sidecar's final line (20.14.1) on one devnet, each service behind its
 // own counting relay, near (no delay) and far (a delay each way). Scenarios: balance-info
 // over many distinct accounts (a repeated account is answered from polkadot.js's own
-// cache in sidecar, which no real sync is), one account at many heights, transaction
-// material, the runtime spec, pallet storage items and constants, a fee estimate, and a wallet's sync (its reads one after
-// another, as a client does). `npm run bench` runs them after the block scenarios;
+// cache in sidecar, which no real sync is), new to the node or read by it once before,
+// one account at many heights, transaction material, the runtime spec, pallet storage
+// items and constants, a fee estimate, and a wallet's sync (its reads one after another,
+// as a client does). `npm run bench` runs them after the block scenarios;
 // `npm run bench:wallet` runs them alone. The devnet runs in a process of its own, as a
 // node does, and so do the relays (the network): in the measuring process they would queue
 // behind the load generator, which slows whichever service asks more of them per second.
 import { ApiPromise, Keyring, WsProvider } from '@polkadot/api';
-import { cryptoWaitReady, encodeAddress, randomAsU8a } from '@polkadot/util-crypto';
+import { cryptoWaitReady, decodeAddress, encodeAddress, randomAsU8a } from '@polkadot/util-crypto';
 
 import { startDevnetProcess } from '../harness/devnetProcess';
 import { startFastcarProcess, startSidecar, type Peer } from '../harness/processes';
 import { startRelayProcess, type RemoteRelay } from '../harness/relayProcess';
+import { connectRpc, type RpcClient } from '../harness/rpcClient';
+import { balanceKeys } from '../src/services/accounts/balanceStorage';
 
 export interface WalletOptions {
   /** Added to every message each way between a service and the node in the far round. */
@@ -103,6 +106,32 @@ async function signedTransfer(wsUrl: string): Promise<{ tx: string; alice: strin
   }
 }
 
+/**
+ * Waits until the devnet has caught up with what it was asked before: it answers a read
+ * before its SQLite write of the key is done, and those writes hold up the reads that
+ * follow (one pool of threads). Done when a read of a new key is quick three times running
+ * (under 10 ms), or after 5 s.
+ */
+async function settle(rpc: RpcClient): Promise<void> {
+  const until = Date.now() + 5_000;
+  for (let quick = 0; quick < 3 && Date.now() < until; ) {
+    const sent = performance.now();
+    await rpc.call('state_getStorage', [balanceKeys(randomAsU8a(32)).account]);
+    quick = performance.now() - sent < 10 ? quick + 1 : 0;
+  }
+}
+
+/**
+ * Has the devnet read each account's balance entries once, at its head: chopsticks spends
+ * about 1 ms of CPU on its first read of a key (a SQLite query, then a write) and a tenth
+ * of that on later ones, which is nearer what a node pays for a key in its trie.
+ */
+async function warmUp(rpc: RpcClient, accounts: string[]): Promise<void> {
+  const head = await rpc.call<string>('chain_getBlockHash', []);
+  const keys = accounts.flatMap((account) => Object.values(balanceKeys(decodeAddress(account))));
+  for (let from = 0; from < keys.length; from += 200) await rpc.call('state_queryStorageAt', [keys.slice(from, from + 200), head]);
+}
+
 export function walletTable(rows: WalletRow[]): string {
   const lines = ['| scenario | service | req/s | p50 ms | p99 ms | non2xx | rpc/req | waves/req | x sidecar |', '|---|---|---|---|---|---|---|---|---|'];
   for (const row of rows) {
@@ -120,24 +149,48 @@ export async function walletRounds(options: WalletOptions, log: (row: WalletRow)
   const devnet = await startDevnetProcess();
   const rows: WalletRow[] = [];
   const peers: Peer[] = [];
+  let direct: RpcClient | undefined;
   const wanted = (scenario: string) => !options.only || scenario.includes(options.only);
   try {
     const { tx, alice } = await signedTransfer(devnet.wsUrl);
     const count = options.requests;
-    const distinctAccounts = Array.from({ length: count }, () => encodeAddress(randomAsU8a(32), 42));
+    // Accounts never asked before, new for each service in each round: the devnet pays far more
+    // for a key it has not looked up yet than for one it has (warmUp), so a list shared between
+    // them would give whoever comes second, and the far round, keys already warm.
+    const freshAccounts = () => Array.from({ length: count }, () => encodeAddress(randomAsU8a(32), 42));
+    const node = await connectRpc(devnet.wsUrl);
+    direct = node;
+    // A list for each service in each round, all read by the devnet before anything is measured.
+    const warmLists = Array.from({ length: 4 }, freshAccounts);
+    if (wanted('balance-info, distinct accounts the node has read before')) await warmUp(node, warmLists.flat());
+    const warmedAccounts = async () => {
+      const kept = warmLists.shift();
+      if (kept) return kept;
+      const accounts = freshAccounts();
+      await warmUp(node, accounts);
+      return accounts;
+    };
     const heights = Array.from({ length: count }, (_, i) => 1 + (i % devnet.manifest.head.number));
     const repeated = (request: Request) => Array.from({ length: count }, () => request);
     const estimate: Request = { path: '/transaction/fee-estimate', method: 'POST', body: JSON.stringify({ tx }) };
-    const scenarios: [string, Request[]][] = [
-      ['balance-info, distinct accounts', distinctAccounts.map((account) => ({ path: `/accounts/${account}/balance-info` }))],
-      ['balance-info, one account at distinct heights', heights.map((n) => ({ path: `/accounts/${alice}/balance-info?at=${n}` }))],
-      ['transaction material (head)', repeated({ path: '/transaction/material?noMeta=true' })],
-      ['runtime spec (head)', repeated({ path: '/runtime/spec' })],
+    const balanceOf = (account: string): Request => ({ path: `/accounts/${account}/balance-info` });
+    const scenarios: [string, () => Request[] | Promise<Request[]>][] = [
+      ['balance-info, distinct accounts', () => freshAccounts().map(balanceOf)],
+      ['balance-info, distinct accounts the node has read before', async () => (await warmedAccounts()).map(balanceOf)],
+      ['balance-info, one account at distinct heights', () => heights.map((n) => ({ path: `/accounts/${alice}/balance-info?at=${n}` }))],
+      ['transaction material (head)', () => repeated({ path: '/transaction/material?noMeta=true' })],
+      ['runtime spec (head)', () => repeated({ path: '/runtime/spec' })],
       // A custodian's reads of pallet storage, by key (sidecar 20 mounts these on Asset Hub; 18 does not).
-      ['storage item System.Account, distinct accounts', distinctAccounts.map((account) => ({ path: `/pallets/system/storage/account?keys[]=${account}` }))],
-      ['storage item Assets.Account at distinct heights', heights.map((n) => ({ path: `/pallets/assets/storage/account?keys[]=1&keys[]=${alice}&at=${n}` }))],
-      ['pallet constants (Balances, head)', repeated({ path: '/pallets/balances/consts' })],
-      ['fee estimate, one transaction', repeated(estimate)],
+      [
+        'storage item System.Account, distinct accounts',
+        () => freshAccounts().map((account) => ({ path: `/pallets/system/storage/account?keys[]=${account}` })),
+      ],
+      [
+        'storage item Assets.Account at distinct heights',
+        () => heights.map((n) => ({ path: `/pallets/assets/storage/account?keys[]=1&keys[]=${alice}&at=${n}` })),
+      ],
+      ['pallet constants (Balances, head)', () => repeated({ path: '/pallets/balances/consts' })],
+      ['fee estimate, one transaction', () => repeated(estimate)],
     ];
     // A wallet's sync: its reads one after another (balance, material, spec, estimate, head), one wallet at a time.
     const sync: Request[] = [
@@ -168,21 +221,28 @@ export async function walletRounds(options: WalletOptions, log: (row: WalletRow)
         await fetch(`${target.url}/transaction/material?noMeta=true`);
         // And the estimate once: measured is a fleet of wallets asking it again, not the runtime's first call.
         await fetch(`${target.url}${estimate.path}`, { method: 'POST', body: estimate.body, headers: { 'content-type': 'application/json' } });
-        for (const [scenario, requests] of scenarios) {
-          if (!wanted(scenario)) continue;
-          const row = await measure(`${label}${scenario}`, target, requests, CONNECTIONS);
-          rows.push(row);
+      }
+      // Each scenario on both services back to back: on a shared machine, a load that comes and
+      // goes then falls on both sides of a ratio, not on one service's whole list. Each starts
+      // on a devnet that has caught up with the one before (settle).
+      const measured = targets.map((): WalletRow[] => []);
+      const both = async (scenario: string, requests: () => Request[] | Promise<Request[]>, connections: number, perRequest = 1) => {
+        for (const [i, target] of targets.entries()) {
+          const asked = await requests();
+          await settle(node);
+          const row = await measure(`${label}${scenario}`, target, asked, connections, perRequest);
+          measured[i]?.push(row);
           log(row);
         }
-        if (!wanted(syncScenario)) continue;
-        const syncs = Array.from({ length: 20 }, () => sync).flat();
-        const row = await measure(`${label}${syncScenario}`, target, syncs, 1, sync.length);
-        rows.push(row);
-        log(row);
-      }
+      };
+      for (const [scenario, requests] of scenarios) if (wanted(scenario)) await both(scenario, requests, CONNECTIONS);
+      const syncs = Array.from({ length: 20 }, () => sync).flat();
+      if (wanted(syncScenario)) await both(syncScenario, () => syncs, 1, sync.length);
+      rows.push(...measured.flat());
       await Promise.all([sidecar.stop(), fastcar.stop(), sidecarRelay.close(), fastcarRelay.close()]);
     }
   } finally {
+    direct?.close();
     await Promise.all(peers.map((peer) => peer.stop().catch(() => undefined)));
     await devnet.close();
   }

@@ -194,13 +194,13 @@ describe('/accounts/{accountId}/balance-info', () => {
     expect([ignored.status, ignored.headers.get('x-ignored-params')]).toEqual([200, 'foo']);
   });
 
-  it('reads in one wave once `at` is resolved: both storage entries in one call, the header only for a hash', async () => {
+  it("reads in one wave once `at` is resolved: the account's entry in one call (nothing frozen: no locks to read), the header only for a hash", async () => {
     const height = manifest.head.number - 3;
     const hash = await hashOf(height);
     // The first read at a block learns its runtime version (kept by hash from then on).
     await getJson(fastcar.url + balance(ALICE, `?at=${height}`));
     await getJson(fastcar.url + balance(ALICE, `?at=${hash}`));
-    // At a finalized height already resolved: one call (state_queryStorageAt), one wave.
+    // At a finalized height already resolved: one call (state_queryStorageAt), one wave; Bob holds no lock.
     expect(rpcCost(await getJson(fastcar.url + balance(accounts.Bob, `?at=${height}`)))).toEqual([1, 1]);
     // At a hash: its header (for the height) beside the storage, the same wave.
     expect(rpcCost(await getJson(fastcar.url + balance(accounts.Bob, `?at=${hash}`)))).toEqual([2, 1]);
@@ -381,8 +381,8 @@ describe('balance-info from a node that does not offer state_queryStorageAt', ()
       await getJson(onIt.url + path);
       const answer = await getJson(onIt.url + path);
       expect(answer.body).toEqual((await getJson(fastcar.url + path)).body);
-      // The refused call, then one state_getStorage per entry.
-      expect(rpcCost(answer)).toEqual([3, 2]);
+      // The refused call, then one state_getStorage for the account's entry (nothing frozen: its locks are not read).
+      expect(rpcCost(answer)).toEqual([2, 2]);
     }
   });
 });

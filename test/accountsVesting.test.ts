@@ -21,6 +21,7 @@ import { RELAY_BLOCK, startRelayBeside, type RelayBeside } from '../harness/rela
 import { openApiDocument } from '../src/controllers/families';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
+import { startRefusingNode } from './support/refusingNode';
 
 const UNIT = 10n ** 12n;
 const ETHEREUM = '0x8eaf04151687736326c9fea17e25fc5287613693';
@@ -322,6 +323,53 @@ describe('/accounts/{accountId}/proxy-info', () => {
     expect((await getJson(fastcar.url + proxies(people.Alice, `?at=${hub.given}`))).headers.get('etag')).not.toBe(atHeight.headers.get('etag'));
     const vestingTag = (await getJson(fastcar.url + vesting(vested.address, `?at=${hub.given}`))).headers.get('etag');
     expect((await getJson(fastcar.url + vesting(vested.address, `?at=${hub.given}&includeClaimable=true`))).headers.get('etag')).not.toBe(vestingTag);
+  });
+});
+
+describe('/accounts/{accountId}/balance-info of an account holding a lock', () => {
+  const balance = (address: string, query = '') => `/accounts/${address}/balance-info${query}`;
+
+  it('answers as sidecar 20 before, while and after the vesting lock holds on the relay chain, and where nothing is locked', async () => {
+    const relayChain = chains.find((chain) => chain.name === 'relay')!;
+    for (const chain of chains) {
+      for (const address of [vested.address, people.Alice, people.Ferdie]) {
+        await compare(chain, balance(address));
+        for (const height of heightsOf(chain)) await compare(chain, balance(address, `?at=${height}`));
+        await compare(chain, balance(address, `?at=${await hashAt(chain, chain.given)}&denominated=true`));
+      }
+    }
+    const held = await compare(relayChain, balance(vested.address, `?at=${relayChain.given}`));
+    expect(held.frozen).toBe(String(150n * UNIT));
+    expect(held.locks).toEqual([expect.objectContaining({ amount: String(150n * UNIT) })]);
+    expect(await compare(relayChain, balance(vested.address, `?at=${relayChain.before}`))).toMatchObject({ frozen: '0', locks: [] });
+  }, 120_000);
+
+  it("reads the locks a wave after the account's entry, and only when the entry says something is frozen", async () => {
+    const relayChain = chains.find((chain) => chain.name === 'relay')!;
+    const path = (address: string) => `${fastcar.url}/rc${balance(address, `?at=${relayChain.given + 1}`)}`;
+    // The first read at a block learns its hash and runtime version.
+    await getJson(path(people.Ferdie));
+    const locked = await getJson(path(vested.address));
+    expect([(locked.body as { locks: unknown[] }).locks.length, ...rpcCost(locked)]).toEqual([1, 2, 2]);
+    const free = await getJson(path(people.Ferdie));
+    expect([(free.body as { frozen: string }).frozen, ...rpcCost(free)]).toEqual(['0', 1, 1]);
+  });
+
+  it('asks a node that refused state_queryStorageAt for the locks with state_getStorage at once, and answers the same', async () => {
+    const relayChain = chains.find((chain) => chain.name === 'relay')!;
+    const refusing = await startRefusingNode(relay.wsUrl, ['state_queryStorageAt']);
+    const onIt = await startFastcarOn(refusing.url, { FASTCAR_PREBUILD_BLOCKS: '0' });
+    try {
+      const path = balance(vested.address, `?at=${relayChain.given + 2}`);
+      await getJson(onIt.url + balance(people.Ferdie, `?at=${relayChain.given + 2}`));
+      const answer = await getJson(onIt.url + path);
+      expect(answer.body).toEqual((await getJson(`${fastcar.url}/rc${path}`)).body);
+      // The refused call, the account's entry, then its locks: not the refused method again.
+      expect(rpcCost(answer)).toEqual([3, 3]);
+    } finally {
+      await onIt.close();
+      await refusing.close();
+    }
   });
 });
 

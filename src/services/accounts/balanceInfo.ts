@@ -1,9 +1,14 @@
 // One account's balance at a block, as sidecar's /accounts/{id}/balance-info answers it.
-// Once `at` is resolved, everything goes to the node in one wave: both storage entries
-// in one state_queryStorageAt, beside the runtime version (unless kept) and the header
-// (only when `at` was a hash, for the height). A node that refuses that method is asked
-// for each entry on its own, one wave later. The existential deposit and the types
-// come from the runtime's metadata, decimals and token symbols from the chain
+// Once `at` is resolved, everything goes to the node in one wave: the account's entry in
+// a state_queryStorageAt (shared with other requests at that block), beside the runtime
+// version (unless kept) and the header (only when `at` was a hash, for the height). Its
+// locks are read only when the entry says something is frozen, a wave later: pallet-balances
+// keeps `frozen` (miscFrozen/feeFrozen before 2023) at the largest lock, and never keeps a
+// lock of nothing, so an account with nothing frozen has no locks to read. Most accounts
+// hold no lock, and a node pays for every key it looks up (more so for keys it does not
+// have), so most answers cost the node one key instead of two. A node that refuses
+// state_queryStorageAt is asked for each entry on its own. The existential deposit and
+// the types come from the runtime's metadata, decimals and token symbols from the chain
 // properties the runtime registry was given: no call of their own.
 import { Struct, type Vec } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
@@ -18,7 +23,7 @@ import { readResolvedAt, type AtBlock } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { AnswerAt } from '../runtime/runtimeReads';
 import type { RuntimeRegistry } from '../runtimes';
-import { entriesApart, entriesTogether, entryOf } from './storageEntries';
+import { entriesApart, entriesTogether, entryOf, type StoredEntries } from './storageEntries';
 import { balanceKeys, balanceLayoutOf, readStored, type BalanceLayout } from './balanceStorage';
 import { denominate } from './denomination';
 
@@ -52,18 +57,20 @@ export class AccountBalances {
   async balanceInfo(at: AtBlock, query: BalanceQuery): Promise<AnswerAt> {
     const block = await this.ids.at(at);
     const keys = balanceKeys(query.account);
-    const wanted = [keys.account, keys.locks];
-    const [read, together] = await wave([readResolvedAt(this.node, this.cache, block), entriesTogether(this.node, wanted, block.hash, this.storage)] as const);
-    const stored = together ?? (await entriesApart(this.node, wanted, block.hash));
+    const [read, together] = await wave([
+      readResolvedAt(this.node, this.cache, block),
+      entriesTogether(this.node, [keys.account], block.hash, this.storage),
+    ] as const);
+    const stored = together ?? (await entriesApart(this.node, [keys.account], block.hash));
     const runtime = await this.runtimes.get(read.version, read.hash);
     const { registry } = runtime;
     const layout = balanceLayoutOf(registry);
     checkAccountLength(query, layout);
-    const value = (key: Hex) => entryOf(stored, key);
-    const info = readStored(registry, layout.account, value(keys.account));
-    const locks = readStored(registry, layout.locks, value(keys.locks)) as Vec<Struct>;
+    const info = readStored(registry, layout.account, entryOf(stored, keys.account));
     const data = info instanceof Struct ? info.get('data') : undefined;
     if (!(info instanceof Struct) || !(data instanceof Struct)) throw new NotAtThisBlockError(UNREADABLE);
+    const lockEntry = mayHoldLocks(data) ? entryOf(await this.entries([keys.locks], block.hash, together !== undefined), keys.locks) : null;
+    const locks = readStored(registry, layout.locks, lockEntry) as Vec<Struct>;
     const token = query.token?.toUpperCase() ?? (registry.chainTokens[0] ?? '').toUpperCase();
     const decimals = registry.chainDecimals[registry.chainTokens.map((name) => name.toUpperCase()).indexOf(token)];
     const amount = (digits: string) => (query.denominated ? denominate(digits, decimals) : digits);
@@ -76,6 +83,21 @@ export class AccountBalances {
     };
     return { json: JSON.stringify(body), hash: read.hash, final: read.final };
   }
+
+  /** Entries read together (shared), or one call each from a node that has refused that already. */
+  private async entries(keys: Hex[], hash: Hex, togetherWorks: boolean): Promise<StoredEntries> {
+    const together = togetherWorks ? await entriesTogether(this.node, keys, hash, this.storage) : undefined;
+    return together ?? entriesApart(this.node, keys, hash);
+  }
+}
+
+/**
+ * Whether the account's data leaves room for a lock: anything frozen, or a layout without
+ * the fields that would say (read the locks rather than guess).
+ */
+function mayHoldLocks(data: Struct): boolean {
+  const frozen = ['frozen', 'miscFrozen', 'feeFrozen'].map((name) => data.get(name)).filter((field) => field !== undefined);
+  return frozen.length === 0 || frozen.some((field) => !field.isEmpty);
 }
 
 /** An address whose bytes cannot be an account of this chain is the client's mistake (sidecar: a 500 for Ethereum ones). */
