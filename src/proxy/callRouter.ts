@@ -41,6 +41,22 @@ export class CallRouter {
     if (maxBytes !== this.cache.maxBytes) this.cache = this.cache.resized(maxBytes);
   }
 
+  /**
+   * The result of a read when the cache holds it (for good, or for the tip), without
+   * a Promise; undefined when it must be asked for (answer), nothing counted then.
+   */
+  cached(method: string, params: unknown[]): ResultText | undefined {
+    const atTip = this.tip?.resolve(method, params);
+    let kept: ResultText | undefined;
+    if (atTip) kept = this.tip!.get(atTip);
+    else {
+      const decision = decide(method, params);
+      if (decision.kind !== 'passThrough') kept = this.cache.get(decision.key);
+    }
+    if (kept) this.metrics.cacheHits.inc();
+    return kept;
+  }
+
   /** The result of a read: from the cache, from a call in flight already, or from a node (counted against `caller`, placed for `client`). */
   async answer(method: string, params: unknown[], signal: AbortSignal, caller: Slots, client?: string): Promise<ResultText> {
     const atTip = this.tip?.resolve(method, params);

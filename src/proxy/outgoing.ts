@@ -89,6 +89,14 @@ export class WebSocketWriter {
   private unflushed = 0;
   private lastProgress = Date.now();
   private corked = false;
+  /** Bytes of each write handed to the socket, in order: ws calls back for its writes in the order they were made. */
+  private readonly written: number[] = [];
+  private readonly flushed = () => {
+    this.unflushed -= this.written.shift() ?? 0;
+    this.lastProgress = Date.now();
+    this.pump();
+    this.options.onChange();
+  };
 
   constructor(
     private readonly socket: WebSocket,
@@ -105,7 +113,15 @@ export class WebSocketWriter {
 
   send(message: Outgoing): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
-    if (this.pending === 0) this.lastProgress = Date.now();
+    if (this.pending === 0) {
+      this.lastProgress = Date.now();
+      // Most answers are one chunk with nothing ahead of them: written at once, whole, no chunking.
+      if (message.bytes <= CHUNK_CHARS && this.unflushed < this.options.highWaterBytes) {
+        this.write(message.parts.length === 1 ? message.parts[0] : message.parts.join(''), message.bytes, true);
+        this.options.onChange();
+        return;
+      }
+    }
     this.messages.push({ chunks: message.chunks(), bytes: message.bytes });
     this.queuedBytes += message.bytes;
     this.pump();
@@ -134,20 +150,21 @@ export class WebSocketWriter {
       if (fin) this.current = undefined;
       else this.current.next = following;
       const data = Buffer.from(next.value, 'utf8');
-      if (!this.corked && this.options.tcp) {
-        this.corked = true;
-        this.options.tcp.cork();
-        process.nextTick(this.uncork);
-      }
       this.queuedBytes -= data.length;
-      this.unflushed += data.length;
-      this.socket.send(data, { binary: false, fin }, () => {
-        this.unflushed -= data.length;
-        this.lastProgress = Date.now();
-        this.pump();
-        this.options.onChange();
-      });
+      this.write(data, data.length, fin);
     }
+  }
+
+  /** Hands one frame to the socket; the connection under it corked until the turn's writes are all in. */
+  private write(data: string | Buffer, bytes: number, fin: boolean): void {
+    if (!this.corked && this.options.tcp) {
+      this.corked = true;
+      this.options.tcp.cork();
+      process.nextTick(this.uncork);
+    }
+    this.unflushed += bytes;
+    this.written.push(bytes);
+    this.socket.send(data, { binary: false, fin }, this.flushed);
   }
 }
 
