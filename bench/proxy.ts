@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import type { Devnet } from '../devnet/chain';
 import { serveStoredChain } from '../devnet/cli';
 import { startBareRpcServer } from '../harness/bareRpcServer';
-import { startProxyProcess, startRedis, type Peer } from '../harness/processes';
+import { processCpuMs, startProxyProcess, startRedis, type Peer } from '../harness/processes';
 import { wsLoad } from '../harness/wsLoad';
 import { summariseProfile } from './cpuProfileSummary';
 import { createLogger } from '../src/logger';
@@ -155,12 +155,18 @@ async function profileRows(devnet: Devnet, seconds: number, limits: boolean): Pr
     const answer = await (await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
     const bare = await startBareRpcServer(answer, ['--cpu-prof', `--cpu-prof-dir=${dirs.bare}`]);
     const perSecond: Record<string, number> = {};
+    // CPU per call from /proc (user + kernel): unlike the profile's sampled time, not swollen by waits for a core on a shared machine.
+    const cpuPerCallUs: Record<string, number> = {};
     for (const [name, target] of [
       ['bare', bare],
       ['proxy', proxy],
     ] as const) {
-      if (transport === 'ws') perSecond[name] = (await wsLoad(`ws://127.0.0.1:${target.port}`, body, CONNECTIONS, seconds)).perSecond;
-      else {
+      const cpuBefore = processCpuMs(target.pid);
+      let calls: number;
+      if (transport === 'ws') {
+        perSecond[name] = (await wsLoad(`ws://127.0.0.1:${target.port}`, body, CONNECTIONS, seconds)).perSecond;
+        calls = perSecond[name] * (seconds + 1); // wsLoad warms up for a second before it measures
+      } else {
         const url = `http://127.0.0.1:${target.port}`;
         const result = await autocannon({
           url,
@@ -171,7 +177,9 @@ async function profileRows(devnet: Devnet, seconds: number, limits: boolean): Pr
           body,
         });
         perSecond[name] = Math.round(result.requests.average);
+        calls = result.requests.total;
       }
+      cpuPerCallUs[name] = ((processCpuMs(target.pid) - cpuBefore) * 1000) / calls;
     }
     // SIGINT for both: a profile is written only on a clean exit.
     proxy.child.kill('SIGINT');
@@ -179,8 +187,8 @@ async function profileRows(devnet: Devnet, seconds: number, limits: boolean): Pr
     await bare.stop();
     for (const name of ['bare', 'proxy'] as const) {
       const { busyMs, top } = summariseProfile(dirs[name], flag('top', 25));
-      const perCall = (busyMs * 1000) / (perSecond[name] * seconds);
-      console.log(`${transport} ${name}: ${perSecond[name]} calls/s under the profiler, ${busyMs} ms busy, ~${perCall.toFixed(1)} µs per call; self time:`);
+      const cpu = cpuPerCallUs[name].toFixed(1);
+      console.log(`${transport} ${name}: ${perSecond[name]} calls/s under the profiler, ${cpu} µs of CPU per call, ${busyMs} ms sampled busy; self time:`);
       for (const { fn, ms, share } of top) console.log(`  ${String(share).padStart(5)}% ${String(ms).padStart(6)} ms  ${fn}`);
     }
   }

@@ -101,10 +101,18 @@ export class WebSocketWriter {
   constructor(
     private readonly socket: WebSocket,
     private readonly options: WriterOptions,
-  ) {}
+  ) {
+    // Small answers are written without a callback each (it cost a fifth of a cached call's CPU): the connection's
+    // buffer says what of them is not flushed, and its drain that they left.
+    options.tcp?.on('drain', () => {
+      this.lastProgress = Date.now();
+      this.options.onChange();
+    });
+  }
 
   get pending(): number {
-    return this.queuedBytes + this.unflushed;
+    // Bytes written with a callback are in the socket's buffer too until flushed: the larger of the two counts.
+    return this.queuedBytes + Math.max(this.unflushed, this.socket.bufferedAmount);
   }
 
   stalledFor(now: number): number {
@@ -113,14 +121,13 @@ export class WebSocketWriter {
 
   send(message: Outgoing): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
-    if (this.pending === 0) {
-      this.lastProgress = Date.now();
-      // Most answers are one chunk with nothing ahead of them: written at once, whole, no chunking.
-      if (message.bytes <= CHUNK_CHARS && this.unflushed < this.options.highWaterBytes) {
-        this.write(message.parts.length === 1 ? message.parts[0] : message.parts.join(''), message.bytes, true);
-        this.options.onChange();
-        return;
-      }
+    if (this.pending === 0) this.lastProgress = Date.now();
+    // Most answers are one chunk with nothing queued ahead of them: written at once, whole, no chunking.
+    if (message.bytes <= CHUNK_CHARS && this.current === undefined && this.messages.length === 0 && this.pending < this.options.highWaterBytes) {
+      this.cork();
+      this.socket.send(message.parts.length === 1 ? message.parts[0] : message.parts.join(''));
+      this.options.onChange();
+      return;
     }
     this.messages.push({ chunks: message.chunks(), bytes: message.bytes });
     this.queuedBytes += message.bytes;
@@ -155,13 +162,17 @@ export class WebSocketWriter {
     }
   }
 
-  /** Hands one frame to the socket; the connection under it corked until the turn's writes are all in. */
-  private write(data: string | Buffer, bytes: number, fin: boolean): void {
-    if (!this.corked && this.options.tcp) {
-      this.corked = true;
-      this.options.tcp.cork();
-      process.nextTick(this.uncork);
-    }
+  /** The connection under the WebSocket corked until the turn's writes are all in. */
+  private cork(): void {
+    if (this.corked || !this.options.tcp) return;
+    this.corked = true;
+    this.options.tcp.cork();
+    process.nextTick(this.uncork);
+  }
+
+  /** Hands one frame of a chunked message to the socket, its flush counted when the socket calls back. */
+  private write(data: Buffer, bytes: number, fin: boolean): void {
+    this.cork();
     this.unflushed += bytes;
     this.written.push(bytes);
     this.socket.send(data, { binary: false, fin }, this.flushed);
