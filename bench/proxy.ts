@@ -6,9 +6,13 @@
 // ceiling), with rate limits off and on (counted in Redis). Printed, never
 // asserted. `--ceiling-only` runs the last part alone; `--seconds N` per row,
 // best of `--rounds N`;
-// `--call METHOD --params JSON` another trivial call.
+// `--call METHOD --params JSON` another trivial call. `--profile` runs the trivial
+// call's load under `node --cpu-prof`, proxy and bare server alike, over HTTP then
+// WebSocket (`--limits` with the Redis-counted limit on) and prints where each spends
+// its time. The proxy runs from the build (`node dist/src/main.js proxy`), as a user runs it.
 import '../devnet/quiet';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WsProvider } from '@polkadot/rpc-provider';
 import autocannon from 'autocannon';
@@ -16,8 +20,9 @@ import autocannon from 'autocannon';
 import type { Devnet } from '../devnet/chain';
 import { serveStoredChain } from '../devnet/cli';
 import { startBareRpcServer } from '../harness/bareRpcServer';
-import { startProxyProcess, startRedis, type Peer } from '../harness/processes';
+import { processCpuMs, startProxyProcess, startRedis, type Peer } from '../harness/processes';
 import { wsLoad } from '../harness/wsLoad';
+import { summariseProfile } from './cpuProfileSummary';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
@@ -91,10 +96,9 @@ async function loadRow(label: string, target: Peer & { port: number }, body: str
 async function ceiling(devnet: Devnet, seconds: number, rounds: number): Promise<{ rows: Row[]; ratios: Record<string, number> }> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, ...TRIVIAL });
   const redis = await startRedis();
-  // One address makes all the load: its connections may be more than the default per client.
-  const common = { PROXY_MAX_CONNECTIONS_PER_CLIENT: String(CONNECTIONS * 4) };
-  const plain = await startProxyProcess([devnet.wsUrl], common);
-  const limited = await startProxyProcess([devnet.wsUrl], { ...common, PROXY_REDIS_URL: redis.url, PROXY_RATE_LIMIT: '100000000' });
+  // One address makes all the load: its connections may be more than the default per client (proxyEnv).
+  const plain = await startProxyProcess([devnet.wsUrl], proxyEnv(), [], { fromBuild: true });
+  const limited = await startProxyProcess([devnet.wsUrl], proxyEnv(redis.url), [], { fromBuild: true });
   const answer = await (await fetch(plain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
   await fetch(limited.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const bare = await startBareRpcServer(answer);
@@ -127,11 +131,81 @@ async function ceiling(devnet: Devnet, seconds: number, rounds: number): Promise
   return { rows, ratios };
 }
 
+/** The bench's environment for the proxy, with the limit counted in `redisUrl` when given. */
+function proxyEnv(redisUrl?: string): Record<string, string> {
+  const common = { PROXY_MAX_CONNECTIONS_PER_CLIENT: String(CONNECTIONS * 4) };
+  return redisUrl ? { ...common, PROXY_REDIS_URL: redisUrl, PROXY_RATE_LIMIT: '100000000' } : common;
+}
+
+/**
+ * The trivial call's load over one transport against the proxy and the bare server, each
+ * under --cpu-prof and stopped with SIGINT (the profile is written on a clean exit): the
+ * functions each spends its busy time in, and its calls/s under the profiler.
+ */
+async function profileRows(devnet: Devnet, seconds: number, limits: boolean): Promise<void> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, ...TRIVIAL });
+  const redis = limits ? await startRedis() : undefined;
+  const root = mkdtempSync(join(tmpdir(), 'proxy-profile-'));
+  for (const transport of ['http', 'ws'] as const) {
+    const dirs = { proxy: join(root, `${transport}-proxy`), bare: join(root, `${transport}-bare`) };
+    const proxy = await startProxyProcess([devnet.wsUrl], proxyEnv(redis?.url), [], {
+      fromBuild: true,
+      nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dirs.proxy}`],
+    });
+    const answer = await (await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
+    const bare = await startBareRpcServer(answer, ['--cpu-prof', `--cpu-prof-dir=${dirs.bare}`]);
+    const perSecond: Record<string, number> = {};
+    // CPU per call from /proc (user + kernel): unlike the profile's sampled time, not swollen by waits for a core on a shared machine.
+    const cpuPerCallUs: Record<string, number> = {};
+    for (const [name, target] of [
+      ['bare', bare],
+      ['proxy', proxy],
+    ] as const) {
+      const cpuBefore = processCpuMs(target.pid);
+      let calls: number;
+      if (transport === 'ws') {
+        perSecond[name] = (await wsLoad(`ws://127.0.0.1:${target.port}`, body, CONNECTIONS, seconds)).perSecond;
+        calls = perSecond[name] * (seconds + 1); // wsLoad warms up for a second before it measures
+      } else {
+        const url = `http://127.0.0.1:${target.port}`;
+        const result = await autocannon({
+          url,
+          connections: CONNECTIONS,
+          duration: seconds,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        perSecond[name] = Math.round(result.requests.average);
+        calls = result.requests.total;
+      }
+      cpuPerCallUs[name] = ((processCpuMs(target.pid) - cpuBefore) * 1000) / calls;
+    }
+    // SIGINT for both: a profile is written only on a clean exit.
+    proxy.child.kill('SIGINT');
+    await new Promise((resolve) => proxy.child.once('exit', resolve));
+    await bare.stop();
+    for (const name of ['bare', 'proxy'] as const) {
+      const { busyMs, top } = summariseProfile(dirs[name], flag('top', 25));
+      const cpu = cpuPerCallUs[name].toFixed(1);
+      console.log(`${transport} ${name}: ${perSecond[name]} calls/s under the profiler, ${cpu} µs of CPU per call, ${busyMs} ms sampled busy; self time:`);
+      for (const { fn, ms, share } of top) console.log(`  ${String(share).padStart(5)}% ${String(ms).padStart(6)} ms  ${fn}`);
+    }
+  }
+  console.log(`profiles in ${root} (open them in Chrome's DevTools, Performance tab)`);
+  await redis?.stop();
+}
+
 async function main() {
   const calls = flag('calls', 2000);
   const seconds = flag('seconds', 10);
   const rounds = flag('rounds', 3);
   const { devnet, manifest } = await serveStoredChain(0);
+  if (process.argv.includes('--profile')) {
+    await profileRows(devnet, seconds, process.argv.includes('--limits'));
+    await devnet.close();
+    return;
+  }
   if (process.argv.includes('--ceiling-only')) {
     await ceiling(devnet, seconds, rounds);
     await devnet.close();

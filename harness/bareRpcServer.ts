@@ -22,13 +22,18 @@ const server = createServer((req, res) => {
 });
 new WebSocketServer({ server }).on('connection', (socket) => socket.on('message', () => socket.send(answer)));
 server.listen(port, '127.0.0.1', () => process.stdout.write('listening\\n'));
+// A profiler's output is written only on a clean exit.
+process.on('SIGINT', () => process.exit(0));
 `;
 
 /** Answers every call with `answer` (a JSON-RPC response text), over HTTP POST and WebSocket on one port. */
-export async function startBareRpcServer(answer: string): Promise<Peer & { port: number }> {
+export async function startBareRpcServer(answer: string, nodeArgs: readonly string[] = []): Promise<Peer & { port: number }> {
   const port = await freePort();
   // From the project's root, where `ws` resolves.
-  const child = spawn(process.execPath, ['-e', SERVER, answer, String(port)], { cwd: join(__dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, '-e', SERVER, answer, String(port)], {
+    cwd: join(__dirname, '..'),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve());
     child.once('exit', (code) => reject(new Error(`bare JSON-RPC server exited with ${code}`)));
@@ -41,7 +46,7 @@ export async function startBareRpcServer(answer: string): Promise<Peer & { port:
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        child.kill('SIGINT');
       }),
   };
 }

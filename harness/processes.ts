@@ -179,10 +179,13 @@ export async function startProxyProcess(
   upstreams: string[],
   env: Record<string, string> = {},
   args: string[] = [],
+  launch: Pick<FastcarLaunch, 'nodeArgs'> & { fromBuild?: boolean } = {},
 ): Promise<Peer & { port: number; child: ChildProcess }> {
   const port = await freePort();
   const named = upstreams.length > 0 ? { PROXY_UPSTREAMS: upstreams.join(',') } : {};
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', join(ROOT, 'src', 'main.ts'), 'proxy', ...args], {
+  // Tests run the sources (they do not build); a bench runs what a user runs, the build.
+  const main = launch.fromBuild ? [join(ROOT, 'dist', 'src', 'main.js')] : ['--import', 'tsx', join(ROOT, 'src', 'main.ts')];
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...(launch.nodeArgs ?? []), ...main, 'proxy', ...args], {
     env: { ...process.env, ...named, PROXY_PORT: String(port), PROXY_LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -130,6 +130,25 @@ describe('answers bounded: big answers and clients that never read (item 1)', ()
     expect(grewMb).toBeLessThan(RSS_BOUND_MB);
   }, 60_000);
 
+  it('closes HTTP connections that take none of their small answers (written whole, at once) after the send timeout', async () => {
+    // About 9 MB of small cached answers asked for on each connection: more than the sockets' buffers take.
+    hostile = await startHostile({
+      kind: 'http-unread',
+      port: proxy.port,
+      connections: 2,
+      requests: 40_000,
+      body: { method: 'chain_getBlockHash', params: [7], count: 1, batch: false },
+    });
+    await hostile.next('ready');
+    await hostile.next('closed', 20_000);
+    const deadline = Date.now() + 20_000;
+    while (hostile.reports.filter((report) => report.event === 'closed').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const closed = hostile.reports.filter((report) => report.event === 'closed').map((report) => report.afterMs);
+    console.log(`HTTP, unread small answers: connections closed after ${closed.join(' and ')} ms`);
+    expect(closed).toHaveLength(2);
+    expect(peakRssMb(proxy.pid) - idle).toBeLessThan(RSS_BOUND_MB);
+  }, 60_000);
+
   it('stops taking the calls of WebSockets that read nothing, and closes them after the send timeout', async () => {
     const before = await metric(proxy.url, 'proxy_closed_connections_total{reason="send_timeout"}');
     hostile = await startHostile({

@@ -32,6 +32,8 @@ export class ClientLimits {
   private readonly perMethod = new Map<string, WindowLimiter>();
   /** Calls refused since start, by the limit they met. */
   readonly refusals = new Map<string, number>();
+  /** Calls let in without waiting for the counters since start (admitNow). */
+  admittedAtOnce = 0;
 
   /** `service` keeps one service's counters apart from another's in a shared Redis. */
   constructor(service: string, options: ClientLimitsOptions, store?: CounterStore) {
@@ -52,6 +54,22 @@ export class ClientLimits {
   /** One request of `address` (fastcar's): counted against its rate. */
   admitOne(address: string): Promise<Refused | undefined> {
     return this.admit(address, 1, undefined);
+  }
+
+  /**
+   * One call of `address` to `method`, let in at once when every limit it counts against
+   * knows the address to be well under its window (counted then, its increment sent in
+   * the background); false when it must wait for the counters (admitCalls), nothing counted.
+   */
+  admitNow(address: string, method: string): boolean {
+    const rule = this.perMethod.size > 0 ? this.methods.of(method) : undefined;
+    const byMethod = rule ? this.perMethod.get(rule.pattern) : undefined;
+    if (this.perClient && !this.perClient.fitsNow(address, 1)) return false;
+    if (byMethod && !byMethod.fitsNow(address, 1)) return false;
+    this.perClient?.admitNow(address, 1);
+    byMethod?.admitNow(address, 1);
+    this.admittedAtOnce += 1;
+    return true;
   }
 
   /** Calls of `address` to `methods` (one entry per call): admitted together, or refused with the longest wait among the limits they met. */

@@ -65,6 +65,11 @@ function heightOf(param: unknown): number {
   return typeof param === 'number' ? param : typeof param === 'string' ? Number(param) : NaN;
 }
 
+/** A call of a chain constant: the same answer for as long as the proxy runs. */
+export function isConstantCall(method: string, params: readonly unknown[]): boolean {
+  return params.length === 0 && CONSTANT.has(method);
+}
+
 export function callKey(method: string, params: unknown[]): string {
   return `${method}:${JSON.stringify(params)}`;
 }

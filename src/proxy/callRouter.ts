@@ -3,7 +3,7 @@
 // kept only when its method and block make it final and it has the right shape.
 // A read of "latest" state is answered at the tip the proxy follows (tipAnswers.ts).
 import { AnswerCache, resultText, type ResultText } from './answerCache';
-import { decide } from './cachePolicy';
+import { callKey, decide, isConstantCall } from './cachePolicy';
 import { MergedCalls } from './mergedCalls';
 import type { MethodPolicy } from './methods';
 import type { ProxyMetrics } from './proxyMetrics';
@@ -21,6 +21,12 @@ export interface CallRouterLimits {
 export class CallRouter {
   private cache: AnswerCache;
   private readonly calls = new MergedCalls<ResultText>();
+  /**
+   * The chain's constants the cache has kept (a handful of short texts, one per constant
+   * method), by method: found without building a key or touching the LRU's order. Kept
+   * while the proxy runs, as the cache keeps them unless it is made too small by a reload.
+   */
+  private readonly constants = new Map<string, ResultText>();
 
   constructor(
     private readonly pool: UpstreamPool,
@@ -39,6 +45,27 @@ export class CallRouter {
   /** A new bound for the cache (a reload): the most recently used entries stay. */
   resizeCache(maxBytes: number): void {
     if (maxBytes !== this.cache.maxBytes) this.cache = this.cache.resized(maxBytes);
+    for (const method of this.constants.keys()) if (!this.cache.has(callKey(method, []))) this.constants.delete(method);
+  }
+
+  /**
+   * The result of a read when the cache holds it (for good, or for the tip), without
+   * a Promise; undefined when it must be asked for (answer), nothing counted then.
+   */
+  cached(method: string, params: unknown[]): ResultText | undefined {
+    let kept = params.length === 0 ? this.constants.get(method) : undefined;
+    if (kept) {
+      this.metrics.cacheHits.inc();
+      return kept;
+    }
+    const atTip = this.tip?.resolve(method, params);
+    if (atTip) kept = this.tip!.get(atTip);
+    else {
+      const decision = decide(method, params);
+      if (decision.kind !== 'passThrough') kept = this.cache.get(decision.key);
+    }
+    if (kept) this.metrics.cacheHits.inc();
+    return kept;
   }
 
   /** The result of a read: from the cache, from a call in flight already, or from a node (counted against `caller`, placed for `client`). */
@@ -81,7 +108,11 @@ export class CallRouter {
       const permitted = (list: { methods: string[] }) => ({ ...list, methods: list.methods.filter((name) => this.policy.permits(name)) });
       const shown = method === 'rpc_methods' && isMethodList(result) ? permitted(result) : result;
       const text = resultText(shown);
-      if (cacheKey && verdict === 'cache' && text.bytes <= this.limits.maxAnswerBytes && !this.cache.has(cacheKey)) this.cache.set(cacheKey, text);
+      if (cacheKey && verdict === 'cache' && text.bytes <= this.limits.maxAnswerBytes && !this.cache.has(cacheKey)) {
+        this.cache.set(cacheKey, text);
+        // Only what the cache could hold: with the cache off (or too small) a constant is asked for each time too.
+        if (isConstantCall(method, params) && this.cache.has(cacheKey)) this.constants.set(method, text);
+      }
       return text;
     };
     if (!mergeKey) return send(signal);

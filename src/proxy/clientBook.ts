@@ -82,15 +82,19 @@ export class ClientBook {
 
   private refusal(entry: Entry, holding: Holding): Refusal | undefined {
     const { maxConnectionsPerClient, maxRequestsPerClient, maxSubscriptionsPerClient, requestsAreConnections } = this.limits;
-    const tooManyConnections: Refusal = { reason: 'connections', message: `Too many connections from this address (at most ${maxConnectionsPerClient})` };
+    // Built only when refused: admit runs for every HTTP request.
+    const tooManyConnections = (): Refusal => ({
+      reason: 'connections',
+      message: `Too many connections from this address (at most ${maxConnectionsPerClient})`,
+    });
     switch (holding) {
       case 'connection':
-        return entry.connections >= maxConnectionsPerClient ? tooManyConnections : undefined;
+        return entry.connections >= maxConnectionsPerClient ? tooManyConnections() : undefined;
       case 'request':
         if (entry.requests >= maxRequestsPerClient) {
           return { reason: 'requests', message: `Too many requests in progress from this address (at most ${maxRequestsPerClient})` };
         }
-        return requestsAreConnections && entry.requests >= maxConnectionsPerClient ? tooManyConnections : undefined;
+        return requestsAreConnections && entry.requests >= maxConnectionsPerClient ? tooManyConnections() : undefined;
       case 'subscription':
         if (entry.subscriptions < maxSubscriptionsPerClient) return undefined;
         return { reason: 'subscriptions', message: `Too many subscriptions from this address (at most ${maxSubscriptionsPerClient})` };

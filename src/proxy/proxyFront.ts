@@ -15,7 +15,7 @@ import { isRefusal, type Client, type ClientBook } from './clientBook';
 import { closeConnection, openConnection, type Connection } from './connection';
 import type { FairScheduler } from './fairScheduler';
 import { failure } from './jsonRpc';
-import { Outgoing, WebSocketWriter, writeHttpAnswer } from './outgoing';
+import { CHUNK_CHARS, Outgoing, WebSocketWriter, writeHttpAnswer } from './outgoing';
 import type { OpenSockets } from './openSockets';
 import type { ProxyMetrics } from './proxyMetrics';
 import { RateLimitedAnswer } from './rateGate';
@@ -34,8 +34,8 @@ export interface FrontOptions {
 
 /** What the front hands on: messages to answer, and connections that ended. */
 export interface FrontHandlers {
-  /** One JSON text in, one JSON text out (or nothing, when only notifications came). */
-  message(text: string, connection: Connection): Promise<Outgoing | undefined>;
+  /** One JSON text in, one JSON text out (or nothing, when only notifications came); at once when it is at hand. */
+  message(text: string, connection: Connection): Outgoing | undefined | Promise<Outgoing | undefined>;
   /** A WebSocket closed: what it subscribed to is to be left. */
   gone(connection: Connection): void;
 }
@@ -59,6 +59,8 @@ export class ProxyFront {
   private wss?: WebSocketServer;
   /** TCP connections refused for their address: whatever they send is not answered. */
   private readonly refusedSockets = new WeakSet<Socket>();
+  /** Small HTTP answers handed to their socket and not yet flushed, since when: in insertion order, the oldest first. */
+  private readonly unfinished = new Map<ServerResponse, number>();
 
   constructor(
     private readonly options: FrontOptions,
@@ -89,6 +91,15 @@ export class ProxyFront {
     const address = this.server.address();
     const port = typeof address === 'object' && address ? address.port : this.options.port;
     return `127.0.0.1:${port}`;
+  }
+
+  /** Cuts off HTTP clients that have not taken a small answer, all of it handed to their socket, within the send timeout. */
+  sweep(now = Date.now()): void {
+    for (const [res, since] of this.unfinished) {
+      if (now - since <= this.options.sendTimeoutMs) break; // the rest came later
+      this.unfinished.delete(res);
+      res.destroy();
+    }
   }
 
   /** Closes every WebSocket and stops taking connections; resolves once the server is closed. */
@@ -139,17 +150,20 @@ export class ProxyFront {
   private onHttp(req: IncomingMessage, res: ServerResponse): void {
     res.on('error', () => undefined);
     if (this.refusedSockets.has(req.socket)) return; // already answered 429 and closing
-    this.answerHttp(req, res).catch((error: unknown) => {
-      // A client that left mid-body (`aborted`), or anything unforeseen: this request ends, nothing else.
-      if (!req.destroyed && !res.headersSent) {
-        this.parts.logger.warn({ err: error }, 'http request failed');
-        writeJson(res, 500, failure(null, RpcCode.internalError, 'Internal error'));
-      } else res.destroy();
-    });
+    if (req.method === 'POST') this.answerPost(req, res);
+    else this.answerGet(req, res).catch((error: unknown) => this.failed(req, res, error));
   }
 
-  private async answerHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const { pool, metrics, book, scheduler } = this.parts;
+  /** A client that left mid-body, or anything unforeseen: this request ends, nothing else. */
+  private failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    if (!req.destroyed && !res.headersSent) {
+      this.parts.logger.warn({ err: error }, 'http request failed');
+      writeJson(res, 500, failure(null, RpcCode.internalError, 'Internal error'));
+    } else res.destroy();
+  }
+
+  private async answerGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { pool, metrics } = this.parts;
     if (req.method === 'GET' && req.url === '/health') {
       // Up by the nodes' own probes: one client's slow calls do not take the proxy out of a balancer.
       const upstreams = pool.upstreams.map((u) => ({
@@ -168,10 +182,12 @@ export class ProxyFront {
       res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(await metrics.registry.metrics());
       return;
     }
-    if (req.method !== 'POST') {
-      writeJson(res, 405, failure(null, RpcCode.invalidRequest, 'POST a JSON-RPC request'));
-      return;
-    }
+    writeJson(res, 405, failure(null, RpcCode.invalidRequest, 'POST a JSON-RPC request'));
+  }
+
+  /** A JSON-RPC POST: admitted for its address, its body read within the size limit, then answered. */
+  private answerPost(req: IncomingMessage, res: ServerResponse): void {
+    const { metrics, book, scheduler } = this.parts;
     const client = this.clientOf(req);
     const release = book.admit(client, 'request');
     if (isRefusal(release)) {
@@ -184,28 +200,58 @@ export class ProxyFront {
     res.once('close', () => {
       release();
       closeConnection(connection);
+      this.unfinished.delete(res);
     });
-    const declared = Number(req.headers['content-length']);
-    if (declared > this.options.maxBodyBytes) {
+    req.on('error', () => undefined); // a client gone mid-body: the response closes, and that is all
+    const { maxBodyBytes } = this.options;
+    if (Number(req.headers['content-length']) > maxBodyBytes) {
       writeJson(res, 413, failure(null, RpcCode.invalidRequest, 'request too large'), true);
       return;
     }
-    const chunks: Buffer[] = [];
+    // Read by events rather than an async iterator: a small body is one chunk, taken as it is.
+    let first: Buffer | undefined;
+    let rest: Buffer[] | undefined;
     let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > this.options.maxBodyBytes) {
+    req.on('data', (chunk: Buffer) => {
+      if (size < 0) return;
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        size = -1;
         writeJson(res, 413, failure(null, RpcCode.invalidRequest, 'request too large'), true);
         return;
       }
-      chunks.push(chunk as Buffer);
-    }
-    const answer = await this.handlers.message(Buffer.concat(chunks).toString('utf8'), connection);
+      if (first === undefined) first = chunk;
+      else if (rest === undefined) rest = [first, chunk];
+      else rest.push(chunk);
+    });
+    req.on('end', () => {
+      if (size < 0) return;
+      const body = rest ? Buffer.concat(rest) : first;
+      try {
+        const answer = this.handlers.message(body === undefined ? '' : body.toString('utf8'), connection);
+        if (answer instanceof Promise)
+          answer.then((settled) => this.sendHttp(req, res, connection, settled)).catch((error: unknown) => this.failed(req, res, error));
+        else this.sendHttp(req, res, connection, answer);
+      } catch (error) {
+        this.failed(req, res, error);
+      }
+    });
+  }
+
+  /** An answer of one chunk is written whole at once (no Promise); a client that does not take it is found by sweep(), not by a timer of its own. */
+  private sendHttp(req: IncomingMessage, res: ServerResponse, connection: Connection, answer: Outgoing | undefined): void {
     if (connection.closed || res.destroyed) return;
     if (answer === undefined) res.writeHead(204).end();
     else if (answer instanceof RateLimitedAnswer) {
-      await writeHttpAnswer(res, 429, answer, this.options.sendTimeoutMs, { 'Retry-After': String(answer.retryAfterSeconds) });
-    } else await writeHttpAnswer(res, 200, answer, this.options.sendTimeoutMs);
+      const headers = { 'Retry-After': String(answer.retryAfterSeconds) };
+      writeHttpAnswer(res, 429, answer, this.options.sendTimeoutMs, headers).catch((error: unknown) => this.failed(req, res, error));
+    } else if (answer.bytes > CHUNK_CHARS)
+      writeHttpAnswer(res, 200, answer, this.options.sendTimeoutMs).catch((error: unknown) => this.failed(req, res, error));
+    else {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': answer.bytes });
+      res.end(answer.parts.length === 1 ? answer.parts[0] : answer.parts.join(''));
+      if (!res.writableFinished) this.unfinished.set(res, Date.now());
+    }
   }
 
   private onSocket(socket: WebSocket, req: IncomingMessage): void {
@@ -216,19 +262,28 @@ export class ProxyFront {
     sockets.add(connection);
     // Protocol violations and oversized frames: ws closes the socket; the process goes on.
     socket.on('error', () => socket.terminate());
+    const deliver = (answer: Outgoing | undefined) => {
+      if (answer !== undefined) connection.writer!.send(answer);
+      sockets.updateFlow(connection);
+    };
+    const failed = (error: unknown) => {
+      logger.warn({ err: error }, 'websocket message failed');
+      return Outgoing.of(JSON.stringify(failure(null, RpcCode.internalError, 'Internal error')));
+    };
     socket.on('message', (data: Buffer) => {
       connection.lastSeen = Date.now();
-      this.handlers
-        .message(data.toString(), connection)
-        .catch((error: unknown) => {
-          logger.warn({ err: error }, 'websocket message failed');
-          return Outgoing.of(JSON.stringify(failure(null, RpcCode.internalError, 'Internal error')));
-        })
-        .then((answer) => {
-          if (answer !== undefined) connection.writer!.send(answer);
-          sockets.updateFlow(connection);
-        })
-        .catch(() => undefined);
+      let answer: Outgoing | undefined | Promise<Outgoing | undefined>;
+      try {
+        answer = this.handlers.message(data.toString(), connection);
+      } catch (error) {
+        answer = failed(error);
+      }
+      if (answer instanceof Promise)
+        answer
+          .catch(failed)
+          .then(deliver)
+          .catch(() => undefined);
+      else deliver(answer);
       sockets.updateFlow(connection);
     });
     socket.on('pong', (data: Buffer) => {

@@ -18,12 +18,35 @@ export interface ProxyReadings {
   unsentBytes(): number;
 }
 
+/** A count bumped once a call or more: a plain number, handed to its Prometheus counter only when scraped. */
+export class Tally {
+  value = 0;
+
+  inc(): void {
+    this.value += 1;
+  }
+}
+
+function tally(registry: Registry, name: string, help: string): Tally {
+  const counted = new Tally();
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(counted.value);
+    },
+  });
+  return counted;
+}
+
 export class ProxyMetrics {
   readonly registry = new Registry();
-  readonly cacheHits = new Counter({ name: 'proxy_cache_hits_total', help: 'Calls answered from the cache', registers: [this.registry] });
-  readonly cacheMisses = new Counter({ name: 'proxy_cache_misses_total', help: 'Cacheable calls sent upstream', registers: [this.registry] });
-  readonly mergedCalls = new Counter({ name: 'proxy_merged_calls_total', help: 'Calls answered by a call already in flight', registers: [this.registry] });
-  readonly upstreamCalls = new Counter({ name: 'proxy_upstream_calls_total', help: 'Calls sent to upstream nodes', registers: [this.registry] });
+  readonly cacheHits = tally(this.registry, 'proxy_cache_hits_total', 'Calls answered from the cache');
+  readonly cacheMisses = tally(this.registry, 'proxy_cache_misses_total', 'Cacheable calls sent upstream');
+  readonly mergedCalls = tally(this.registry, 'proxy_merged_calls_total', 'Calls answered by a call already in flight');
+  readonly upstreamCalls = tally(this.registry, 'proxy_upstream_calls_total', 'Calls sent to upstream nodes');
   readonly callTimeouts = new Counter({ name: 'proxy_call_timeouts_total', help: 'Calls the node did not answer in time', registers: [this.registry] });
   readonly stickyLost = new Counter({
     name: 'proxy_sticky_lost_total',

@@ -46,6 +46,15 @@ export class RateGate {
         for (const [limit, calls] of limits.refusals) this.inc({ limit }, calls);
       },
     });
+    new Counter({
+      name: 'proxy_rate_limit_admitted_at_once_total',
+      help: 'Calls let in without waiting for the counters: their address was known to be well under its limits',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(limits.admittedAtOnce);
+      },
+    });
     new Gauge({
       name: 'proxy_rate_limits_shared',
       help: '1 while rate limits are counted in Redis (shared by every proxy using it), 0 while in this process',
@@ -55,6 +64,17 @@ export class RateGate {
       },
     });
     return new RateGate(limits, store);
+  }
+
+  /**
+   * A single call let in at once, its client known to be well under its limits (counted
+   * without waiting for Redis); false when the message must wait for `check`, nothing
+   * counted. Batches always wait.
+   */
+  admitNow(client: string, message: unknown): boolean {
+    if (Array.isArray(message)) return false;
+    const method = (message as { method?: unknown } | null)?.method;
+    return this.limits.admitNow(client, typeof method === 'string' ? method : '');
   }
 
   /** Undefined when the message may go on; else the answer refusing each of its calls. */

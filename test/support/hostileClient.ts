@@ -70,6 +70,7 @@ async function main(scenario: Scenario): Promise<void> {
       for (let c = 0; c < scenario.connections; c++) {
         const socket = await openTcp(scenario.port);
         socket.on('error', () => undefined);
+        socket.on('close', () => report('closed', { afterMs: Date.now() - started }));
         socket.pause();
         for (let r = 0; r < scenario.requests; r++) socket.write(post(text));
       }

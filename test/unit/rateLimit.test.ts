@@ -81,6 +81,45 @@ describe('ClientLimits in process', () => {
     expect((await limits.admitCalls('a', ['system_chain']))?.limit).toBe('client');
   });
 
+  it('lets an address known to be well under its window in at once, never past the window in a lone process', async () => {
+    const limits = new ClientLimits('unit-at-once', { perClient: { calls: 100, windowSeconds: 2, burst: 0 }, perMethod: [], windowSeconds: 2 });
+    // Nothing known of the address yet: it waits for the counter, which then says where its window stands.
+    expect(limits.admitNow('a', 'system_chain')).toBe(false);
+    expect(await limits.admitCalls('a', ['system_chain'])).toBeUndefined();
+    let atOnce = 0;
+    let waited = 0;
+    // A flood, each turn a burst of calls: let in at once while a tenth of the window at most is unanswered, else waiting.
+    for (let turn = 0; turn < 40; turn++) {
+      const waiting: Promise<unknown>[] = [];
+      for (let i = 0; i < 10; i++) {
+        if (limits.admitNow('a', 'system_chain')) atOnce++;
+        else waiting.push(limits.admitCalls('a', ['system_chain']).then((refused) => refused === undefined && waited++));
+      }
+      await Promise.all(waiting);
+      await settle(6); // the background increments are sent within 5 ms
+    }
+    expect(atOnce).toBeGreaterThan(50);
+    expect(1 + atOnce + waited).toBe(100); // exactly the window: this process knows every call counted
+    expect(limits.admittedAtOnce).toBe(atOnce);
+    expect(limits.admitNow('a', 'system_chain')).toBe(false); // over: it waits, and is refused
+    expect((await limits.admitCalls('a', ['system_chain']))?.limit).toBe('client');
+  });
+
+  it('lets in at once only what every limit of the call knows to fit, and counts nothing when one does not', async () => {
+    const limits = new ClientLimits('unit-at-once-methods', {
+      perClient: { calls: 1000, windowSeconds: 2, burst: 0 },
+      perMethod: [{ pattern: 'state_call', calls: 20, burst: 0 }],
+      windowSeconds: 2,
+    });
+    expect(await limits.admitCalls('a', ['system_chain', 'state_call'])).toBeUndefined();
+    expect(limits.admitNow('a', 'system_chain')).toBe(true);
+    // state_call's window holds 20, a tenth of it (2) may be unanswered.
+    expect([limits.admitNow('a', 'state_call'), limits.admitNow('a', 'state_call'), limits.admitNow('a', 'state_call')]).toEqual([true, true, false]);
+    expect(limits.admittedAtOnce).toBe(3);
+    await settle(10);
+    expect(limits.admitNow('a', 'state_call')).toBe(true); // answered for: room again
+  });
+
   it('admits everything when no limit is set', async () => {
     const limits = new ClientLimits('unit-none', { perMethod: [], windowSeconds: 1 });
     expect(await limits.admitCalls('a', Array(1000).fill('state_call'))).toBeUndefined();

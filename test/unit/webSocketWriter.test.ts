@@ -66,3 +66,29 @@ it('still sends an answer bigger than a chunk as one message, after the small on
   expect(received).toEqual([answers[0], big, answers[1]]);
   expect(writer.pending).toBe(0);
 });
+
+it('counts small answers a client does not take as pending, stalled since the last flush, and clears them once it reads', async () => {
+  let changes = 0;
+  const writer = new WebSocketWriter(serverSide.socket, { highWaterBytes: 256 * 1024, tcp: serverSide.req.socket, onChange: () => changes++ });
+  // The client reads nothing: what the kernel's buffers do not take waits at the proxy.
+  (client as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+  const small = answers[0];
+  const sent = Date.now();
+  // Until well past what the kernel's buffers take (they grow on loopback): then nothing leaves until the client reads.
+  for (let turn = 0; turn < 500 && writer.pending < 4 * 1024 * 1024; turn++) {
+    for (let i = 0; i < 2000; i++) writer.send(Outgoing.of(small));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  expect(writer.pending).toBeGreaterThan(4 * 1024 * 1024);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(writer.pending).toBeGreaterThan(0);
+  expect(writer.stalledFor(Date.now())).toBeGreaterThanOrEqual(200);
+  expect(writer.stalledFor(Date.now())).toBeLessThanOrEqual(Date.now() - sent);
+  const changesBefore = changes;
+  (client as unknown as { _socket: { resume(): void } })._socket.resume();
+  const end = Date.now() + 10_000;
+  while (writer.pending > 0 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(writer.pending).toBe(0);
+  expect(writer.stalledFor(Date.now())).toBe(0);
+  expect(changes).toBeGreaterThan(changesBefore); // the drain told the flow control
+}, 20_000);
