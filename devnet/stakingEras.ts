@@ -9,6 +9,8 @@ import type { StorageEntryBase } from '@polkadot/api/types';
 import { u8aToHex } from '@polkadot/util';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 
+import { crowdOfEra, crowdValidatorIds, type CrowdSize } from './stakingCrowd';
+
 /** The first era written: after westmint's last relay-paid era (9297), which sidecar asks the relay chain for. */
 export const FIRST_ERA = 9300;
 /** Eras FIRST_ERA .. LAST_ERA are closed, with rewards; ACTIVE_ERA is the active and current one. */
@@ -43,7 +45,14 @@ export interface StakingWorld {
 
 type Entry = StorageEntryBase<'promise', never>;
 
-export async function writeStakingEras(api: ApiPromise): Promise<StakingWorld> {
+/** Bytes of hex sent in one dev_setStorage call: far under the devnet's 100 MB message limit. */
+const SET_STORAGE_CHARS = 8_000_000;
+
+/**
+ * `crowd` (the bench only): every era also has `crowd.validators` more validators with
+ * pages of nominators, as a real chain's eras have, N1 and N2 backing 16 validators each.
+ */
+export async function writeStakingEras(api: ApiPromise, crowd?: CrowdSize): Promise<StakingWorld> {
   await cryptoWaitReady();
   const keyring = new Keyring({ type: 'sr25519', ss58Format: 42 });
   const address = (uri: string) => keyring.addFromUri(uri).address;
@@ -75,10 +84,19 @@ export async function writeStakingEras(api: ApiPromise): Promise<StakingWorld> {
   };
   bond(v3, controller3, 3_000n * UNIT, 'Staked');
   put('validators', [v3], { commission: 55_000_000, blocked: false });
+  const crowdIds = crowd ? crowdValidatorIds(crowd) : [];
+  // N1 backs 13 of the crowd beside V1-V3, N2 15 beside V1: sixteen each.
+  const n1Crowd = crowdIds.slice(0, 13);
+  const n2Crowd = crowdIds.slice(13, 28);
   bond(n1, n1, 2_500n * UNIT + 123n, { Account: nobody });
-  put('nominators', [n1], { targets: [v1, v2, v3], submittedIn: FIRST_ERA, suppressed: false });
+  put('nominators', [n1], { targets: [v1, v2, v3, ...n1Crowd], submittedIn: FIRST_ERA, suppressed: false });
   bond(n2, n2, 900n * UNIT, 'Stash');
-  put('nominators', [n2], { targets: [v1], submittedIn: FIRST_ERA + 1, suppressed: false });
+  put('nominators', [n2], { targets: [v1, ...n2Crowd], submittedIn: FIRST_ERA + 1, suppressed: false });
+  for (const id of crowdIds) {
+    bond(id, id, 20_000n * UNIT, 'Staked');
+    put('validators', [id], { commission: 30_000_000, blocked: false });
+  }
+  const pageSize = Number((api.consts.staking as unknown as { maxExposurePageSize: { toString(): string } }).maxExposurePageSize.toString());
 
   for (let era = FIRST_ERA; era <= LAST_ERA; era++) {
     const i = BigInt(era - FIRST_ERA);
@@ -106,6 +124,19 @@ export async function writeStakingEras(api: ApiPromise): Promise<StakingWorld> {
       [v2, own[1] as bigint, [idle ? [] : [[n1, n1On2]]]],
       [v3, own[2] as bigint, [idle ? [] : [[n1, n1On3]]]],
     ];
+    const crowdPages = crowd
+      ? crowdOfEra({
+          size: crowd,
+          era,
+          ids: crowdIds,
+          pageSize,
+          backers: [
+            [n1, n1Crowd, n1On3],
+            [n2, n2Crowd, n2On1],
+          ],
+        })
+      : [];
+    for (const validator of crowdPages) exposures.push([validator.id, validator.own, validator.pages]);
     const points: [string, number][] = [];
     exposures.forEach(([validator, ownStake, pages], index) => {
       const others = pages.flat();
@@ -115,19 +146,30 @@ export async function writeStakingEras(api: ApiPromise): Promise<StakingWorld> {
         const pageTotal = page.reduce((sum, [, value]) => sum + value, 0n);
         put('erasStakersPaged', [era, validator, number], { pageTotal, others: page.map(([who, value]) => ({ who, value })) });
       });
-      put('erasValidatorPrefs', [era, validator], { commission: [100_000_000, 0, 55_000_000][index]! + Number(i) * 1_000_000, blocked: false });
-      points.push([validator, index === 1 && era === POINTLESS_ERA ? 0 : 20 + 3 * Number(i) - 5 * index]);
+      const commission = index < 3 ? [100_000_000, 0, 55_000_000][index]! + Number(i) * 1_000_000 : 30_000_000 + (index % 7) * 10_000_000;
+      put('erasValidatorPrefs', [era, validator], { commission, blocked: false });
+      points.push([validator, index === 1 && era === POINTLESS_ERA ? 0 : index < 3 ? 20 + 3 * Number(i) - 5 * index : 40 + (index % 31)]);
     });
     // V1's pages are paid every other era (the two-page era's first only), V2's up to the middle, V3's never.
     if (era % 2 === 0 || era === TWO_PAGE_ERA) put('claimedRewards', [era, v1], [0]);
     if (era < FIRST_ERA + 6) put('claimedRewards', [era, v2], [0]);
+    for (const { id, claimed } of crowdPages) if (claimed.length) put('claimedRewards', [era, id], claimed);
     const total = points.reduce((sum, [, value]) => sum + value, 7);
     put('erasRewardPoints', [era], { total, individual: new Map(points) });
     if (era !== UNREWARDED_ERA) put('erasValidatorReward', [era], 1_000n * UNIT + 13n * UNIT * i + 987_654_321n);
   }
   put('currentEra', [], ACTIVE_ERA);
   put('activeEra', [], { index: ACTIVE_ERA, start: now });
-  await api.rpc('dev_setStorage' as never, pairs as never);
+  // In parts the devnet's message limit takes.
+  for (let at = 0; at < pairs.length; ) {
+    const part: [string, string][] = [];
+    for (let chars = 0; at < pairs.length && chars < SET_STORAGE_CHARS; at++) {
+      const pair = pairs[at] as [string, string];
+      part.push(pair);
+      chars += pair[0].length + pair[1].length;
+    }
+    await api.rpc('dev_setStorage' as never, part as never);
+  }
   await api.rpc('dev_newBlock' as never, {} as never);
   const header = await api.rpc.chain.getHeader();
   return { v1, v2, v3, controller3, n1, n2, nobody, height: header.number.toNumber(), hash: header.hash.toHex() };

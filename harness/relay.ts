@@ -152,7 +152,7 @@ export interface MemoRelay {
  * passes as raw bytes: only the client's calls are read, and of the node's messages only
  * those small enough to be a remembered call's answer.
  */
-export async function startMemoRelay(upstreamUrl: string, remember: (call: RelayedCall) => boolean): Promise<MemoRelay> {
+export async function startMemoRelay(upstreamUrl: string, remember: (call: RelayedCall) => boolean, largestAnswer = 4096): Promise<MemoRelay> {
   const known = new Map<string, unknown>();
   let memoHits = 0;
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 256 * 1024 * 1024 });
@@ -180,7 +180,7 @@ export async function startMemoRelay(upstreamUrl: string, remember: (call: Relay
       else queued.push(message);
     });
     upstream.on('message', (message: RawData, isBinary) => {
-      if (awaited.size > 0 && (message as Buffer).length < 4096) {
+      if (awaited.size > 0 && (message as Buffer).length < largestAnswer) {
         const [answer] = parse(message) as { id?: unknown; result?: unknown }[];
         const key = answer && awaited.get(answer.id);
         if (key !== undefined && answer) {

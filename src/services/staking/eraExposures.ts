@@ -10,6 +10,7 @@ import type { Codec } from '@polkadot/types/types';
 import { u8aEq, u8aToHex } from '@polkadot/util';
 
 import type { TieredCache } from '../../cache/tieredCache';
+import { ApiError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import { listKeys, readKeys } from '../storageBatch';
@@ -56,12 +57,12 @@ export class EraExposures {
     private readonly chainKey: string,
   ) {}
 
-  /** The eras' facts for `staker`, read at `hash` (kept when `final`). */
-  async read(registry: TypeRegistry, hash: Hex, final: boolean, staker: Uint8Array, eras: number[]): Promise<EraExposure[]> {
+  /** The eras' facts for `staker`, read at `hash` (kept when `final`); no wave started once `signal` aborts. */
+  async read(registry: TypeRegistry, hash: Hex, final: boolean, staker: Uint8Array, eras: number[], signal: AbortSignal): Promise<EraExposure[]> {
     const keyOfEra = (era: number) => `staking-era:${this.chainKey}:${u8aToHex(staker)}:${era}`;
     const kept = await Promise.all(eras.map(async (era) => (final ? await this.cache.get(keyOfEra(era)) : undefined)));
     const missing = eras.filter((_, i) => kept[i] === undefined);
-    const fresh = missing.length ? await this.readEras(registry, hash, staker, missing) : [];
+    const fresh = missing.length ? await this.readEras(registry, hash, staker, missing, signal) : [];
     if (final) for (const exposure of fresh) this.cache.set(keyOfEra(exposure.era), JSON.stringify(exposure));
     const byEra = new Map(fresh.map((exposure) => [exposure.era, exposure]));
     return eras.map((era, i) => {
@@ -70,7 +71,7 @@ export class EraExposures {
     });
   }
 
-  private async readEras(registry: TypeRegistry, hash: Hex, staker: Uint8Array, eras: number[]): Promise<EraExposure[]> {
+  private async readEras(registry: TypeRegistry, hash: Hex, staker: Uint8Array, eras: number[], signal: AbortSignal): Promise<EraExposure[]> {
     const paged = storageItemOf(registry, 'Staking', 'ErasStakersPaged');
     const clipped = storageItemOf(registry, 'Staking', 'ErasStakersClipped');
     const points = storageItemOf(registry, 'Staking', 'ErasRewardPoints') as StorageMap;
@@ -83,6 +84,7 @@ export class EraExposures {
       Promise.all(eras.map((era) => (map ? listKeys(this.node, eraPrefix(registry, map, era), hash, bound(era)) : Promise.resolve([] as Hex[]))));
     const eraKeys = eras.flatMap((era) => [stakingKey(registry, points, [era]), stakingKey(registry, reward, [era])]);
     const [pagedKeys, clippedKeys, eraValues] = await wave([list(paged), list(clipped), readKeys(this.node, eraKeys, hash)] as const);
+    throwIfClientLeft(signal);
     // Sidecar reads the unpaged exposures where an era has them, else the pages.
     const chosen = eras.map((_, i) => ((clippedKeys[i]?.length ?? 0) > 0 ? ('clipped' as const) : ('paged' as const)));
     const keys = chosen.flatMap((kind, i) => (kind === 'clipped' ? (clippedKeys[i] ?? []) : (pagedKeys[i] ?? [])));
@@ -91,11 +93,13 @@ export class EraExposures {
     for (let at = 0; at < keys.length; at += PAGES_PER_CALL) parts.push(keys.slice(at, at + PAGES_PER_CALL));
     const values = (await wave(parts.map((part) => readKeys(this.node, part, hash)))).flat();
     let next = 0;
+    const stakerHex = u8aToHex(staker).slice(2);
     return eras.map((era, i) => {
       const kind = chosen[i];
       const map = (kind === 'clipped' ? clipped : paged) as StorageMap;
       const eraPageKeys = kind === 'clipped' ? (clippedKeys[i] ?? []) : (pagedKeys[i] ?? []);
-      const pages = eraPageKeys.map((key) => readPage(registry, map, key, values[next++] ?? null, kind === 'clipped'));
+      const layout = keyLayout(registry, map);
+      const pages = eraPageKeys.map((key) => readPage(registry, map, layout, key, values[next++] ?? null, kind === 'clipped', stakerHex));
       const eraPoints = decoded(registry, points, eraValues[2 * i] ?? null);
       // An optional item: nothing stored reads as null, a stored reward as the balance itself.
       const eraReward = decoded(registry, reward, eraValues[2 * i + 1] ?? null);
@@ -110,17 +114,40 @@ export class EraExposures {
   }
 }
 
-/** An exposure entry: the validator from its key (era, validator[, page]), the others from its value. */
-function readPage(registry: TypeRegistry, map: StorageMap, key: Hex, value: Hex | null, isClipped: boolean): Page {
-  const bytes = Buffer.from(key.slice(2), 'hex');
-  // prefix ++ twox64(era) ++ era ++ twox64(validator) ++ validator ...
+/** The error of a request whose client left: the work stops before its next wave. */
+export function throwIfClientLeft(signal: AbortSignal): void {
+  if (signal.aborted) throw new ApiError(499, 'The client left before the payouts were worked out.');
+}
+
+/** Where an exposure key (prefix ++ twox64(era) ++ era ++ twox64(validator) ++ validator ...) holds its validator. */
+function keyLayout(registry: TypeRegistry, map: StorageMap): { start: number; accountLength: number } {
   const eraBytes = registry.createType(map.keyTypes[0] ?? 'u32', 0).toU8a().length;
-  const start = map.prefix.length + 8 + eraBytes + 8;
   const accountLength = registry.createType(map.keyTypes[1] ?? 'AccountId', new Uint8Array(32)).toU8a().length;
+  return { start: map.prefix.length + 8 + eraBytes + 8, accountLength };
+}
+
+/**
+ * An exposure entry: the validator from its key (era, validator[, page]), the others from
+ * its value. An era holds tens of thousands of entries and names the staker in a few: a
+ * value is decoded only when its bytes hold the staker's account (an account is encoded
+ * as its own bytes, so a value without them cannot name it), or when it is the staker's
+ * own exposure (its total and own stake).
+ */
+function readPage(
+  registry: TypeRegistry,
+  map: StorageMap,
+  { start, accountLength }: { start: number; accountLength: number },
+  key: Hex,
+  value: Hex | null,
+  isClipped: boolean,
+  stakerHex: string,
+): Page {
+  const bytes = Buffer.from(key.slice(2), 'hex');
   const validator = new Uint8Array(bytes.subarray(start, start + accountLength));
   // ... ++ twox64(page) ++ page, the page a little-endian u32.
-  const pageAt = start + accountLength + 8;
-  const page = isClipped ? undefined : bytes.readUInt32LE(pageAt);
+  const page = isClipped ? undefined : bytes.readUInt32LE(start + accountLength + 8);
+  const own = isClipped && u8aToHex(validator).slice(2) === stakerHex;
+  if (!own && !value?.includes(stakerHex)) return { validator, page, others: [] };
   const exposure = decoded(registry, map, value);
   const others = listOf(fieldOf(exposure, 'others')).map((one): [Uint8Array, string] => [
     (fieldOf(one, 'who') as Codec).toU8a(),

@@ -11,7 +11,7 @@ import { u8aToHex } from '@polkadot/util';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson } from '../../decode/codecJson';
-import { ApiError, badRequest, NotAtThisBlockError } from '../../errors';
+import { badRequest, NotAtThisBlockError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { ASSET_HUBS } from '../assetHubMigration';
 import type { AtBlock } from '../blockAt';
@@ -22,7 +22,7 @@ import { readKeys } from '../storageBatch';
 import { storageItemOf, type StorageMap } from '../storageLayout';
 import { constantOf, readValuesAt } from '../storageValues';
 import { badStakingBlock } from './babeFacts';
-import { EraExposures, type Backing, type EraExposure } from './eraExposures';
+import { EraExposures, throwIfClientLeft, type Backing, type EraExposure } from './eraExposures';
 import { stakerPayout } from './payoutMath';
 import { bigOf, decoded, fieldOf, listOf, NO_STAKING, stakingItem, stakingKey } from './stakingCodecs';
 
@@ -110,6 +110,7 @@ export class StakingPayouts {
     for (let one = firstEra; one <= lastEra; one++) eras.push(one);
     // The finalized head is final too (its answer is not kept by URL only because the head moves on).
     const exposures = await this.readEras(registry, read.hash, read.final || at === 'finalized', query, eras);
+    throwIfClientLeft(query.signal);
     const facts = await this.validatorFacts(registry, read.hash, exposures);
     const erasPayouts = exposures.map((exposure) => eraPayouts(registry, query, exposure, facts)).filter((one) => !(migrated && 'message' in one));
     const body = { at: { height: String(read.number), hash: read.hash }, erasPayouts };
@@ -121,8 +122,8 @@ export class StakingPayouts {
   private async readEras(registry: TypeRegistry, hash: Hex, final: boolean, query: PayoutQuery, eras: number[]): Promise<EraExposure[]> {
     const all: EraExposure[] = [];
     for (let i = 0; i < eras.length; i += ERAS_PER_WAVE) {
-      if (query.signal.aborted) throw new ApiError(499, 'The client left before the payouts were worked out.');
-      all.push(...(await this.exposures.read(registry, hash, final, query.account, eras.slice(i, i + ERAS_PER_WAVE))));
+      throwIfClientLeft(query.signal);
+      all.push(...(await this.exposures.read(registry, hash, final, query.account, eras.slice(i, i + ERAS_PER_WAVE), query.signal)));
     }
     return all;
   }
