@@ -4,7 +4,7 @@
 // the cap is answered 429 and closed before anything it sends is read; behind
 // balancers each WebSocket and HTTP request counts instead. Every connection and
 // every request has its own catch: no input ends the process.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
@@ -54,6 +54,59 @@ const WRITE_HIGH_WATER = 256 * 1024;
 
 type UpgradeDone = (ok: boolean, code?: number, message?: string) => void;
 
+/**
+ * One JSON-RPC POST in progress: its body as read so far and what to give back when it
+ * ends. The request's listeners are the functions below, shared by every request, that
+ * find this through their request: no closures are made per request.
+ */
+class PostExchange {
+  first?: Buffer;
+  rest?: Buffer[];
+  /** Bytes of body read; -1 once refused as too large. */
+  size = 0;
+
+  constructor(
+    readonly front: ProxyFront,
+    readonly req: ProxyRequest,
+    readonly res: ServerResponse,
+    readonly connection: Connection,
+    readonly release: () => void,
+  ) {}
+}
+
+/** Node's request with room for the POST it carries. */
+class ProxyRequest extends IncomingMessage {
+  exchange?: PostExchange;
+}
+
+function ignore(): void {}
+
+function onBodyData(this: ProxyRequest, chunk: Buffer): void {
+  this.exchange!.front.bodyData(this.exchange!, chunk);
+}
+
+function onBodyEnd(this: ProxyRequest): void {
+  this.exchange!.front.bodyEnd(this.exchange!);
+}
+
+/** Done or gone (the client left): its calls stop being waited on. */
+function onPostClosed(this: ServerResponse): void {
+  const exchange = (this.req as ProxyRequest).exchange!;
+  exchange.release();
+  closeConnection(exchange.connection);
+  exchange.front.forget(this);
+}
+
+/** The Content-Length a request declares, read from its raw headers: the parsed headers are made only when asked for. */
+function declaredLength(req: IncomingMessage): number {
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length === 14 && name.toLowerCase() === 'content-length') return Number(raw[i + 1]);
+  }
+  return Number.NaN;
+}
+
 export class ProxyFront {
   private server?: Server;
   private wss?: WebSocketServer;
@@ -61,6 +114,8 @@ export class ProxyFront {
   private readonly refusedSockets = new WeakSet<Socket>();
   /** Small HTTP answers handed to their socket and not yet flushed, since when: in insertion order, the oldest first. */
   private readonly unfinished = new Map<ServerResponse, number>();
+  /** Without balancers in front, each TCP connection's client, found when it was admitted: its requests need not look it up. */
+  private readonly socketClients = new WeakMap<Socket, Client>();
 
   constructor(
     private readonly options: FrontOptions,
@@ -71,8 +126,13 @@ export class ProxyFront {
   /** Starts listening; the address clients reach it at. */
   async listen(): Promise<string> {
     const { headersTimeoutMs, requestTimeoutMs } = this.options;
-    this.server = createServer(
-      { headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) },
+    this.server = createServer<typeof ProxyRequest>(
+      {
+        IncomingMessage: ProxyRequest,
+        headersTimeout: headersTimeoutMs,
+        requestTimeout: requestTimeoutMs,
+        connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+      },
       (req, res) => this.onHttp(req, res),
     );
     this.server.maxConnections = this.options.maxConnections;
@@ -110,6 +170,11 @@ export class ProxyFront {
   }
 
   private clientOf(req: IncomingMessage): Client {
+    if (this.options.trustedProxies === 0) {
+      // Held by its connection's admission until the socket closes, so not pruned from the book meanwhile.
+      const known = this.socketClients.get(req.socket);
+      if (known) return known;
+    }
     return this.parts.book.client(clientKey(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.options.trustedProxies));
   }
 
@@ -126,6 +191,7 @@ export class ProxyFront {
       return;
     }
     socket.once('close', release);
+    this.socketClients.set(socket, book.client(clientKey(socket.remoteAddress, undefined, 0)));
   }
 
   private verifyUpgrade(req: IncomingMessage, done: UpgradeDone): void {
@@ -147,8 +213,8 @@ export class ProxyFront {
     done(true);
   }
 
-  private onHttp(req: IncomingMessage, res: ServerResponse): void {
-    res.on('error', () => undefined);
+  private onHttp(req: ProxyRequest, res: ServerResponse): void {
+    res.on('error', ignore);
     if (this.refusedSockets.has(req.socket)) return; // already answered 429 and closing
     if (req.method === 'POST') this.answerPost(req, res);
     else this.answerGet(req, res).catch((error: unknown) => this.failed(req, res, error));
@@ -186,7 +252,7 @@ export class ProxyFront {
   }
 
   /** A JSON-RPC POST: admitted for its address, its body read within the size limit, then answered. */
-  private answerPost(req: IncomingMessage, res: ServerResponse): void {
+  private answerPost(req: ProxyRequest, res: ServerResponse): void {
     const { metrics, book, scheduler } = this.parts;
     const client = this.clientOf(req);
     const release = book.admit(client, 'request');
@@ -195,47 +261,50 @@ export class ProxyFront {
       writeJson(res, 429, failure(null, RpcCode.serverIsBusy, release.message));
       return;
     }
-    const connection = openConnection(client, scheduler.lane(client.group));
-    // Done or gone (the client left): its calls stop being waited on.
-    res.once('close', () => {
-      release();
-      closeConnection(connection);
-      this.unfinished.delete(res);
-    });
-    req.on('error', () => undefined); // a client gone mid-body: the response closes, and that is all
-    const { maxBodyBytes } = this.options;
-    if (Number(req.headers['content-length']) > maxBodyBytes) {
+    req.exchange = new PostExchange(this, req, res, openConnection(client, scheduler.lane(client.group)), release);
+    res.on('close', onPostClosed);
+    req.on('error', ignore); // a client gone mid-body: the response closes, and that is all
+    if (declaredLength(req) > this.options.maxBodyBytes) {
       writeJson(res, 413, failure(null, RpcCode.invalidRequest, 'request too large'), true);
       return;
     }
     // Read by events rather than an async iterator: a small body is one chunk, taken as it is.
-    let first: Buffer | undefined;
-    let rest: Buffer[] | undefined;
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      if (size < 0) return;
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        size = -1;
-        writeJson(res, 413, failure(null, RpcCode.invalidRequest, 'request too large'), true);
-        return;
-      }
-      if (first === undefined) first = chunk;
-      else if (rest === undefined) rest = [first, chunk];
-      else rest.push(chunk);
-    });
-    req.on('end', () => {
-      if (size < 0) return;
-      const body = rest ? Buffer.concat(rest) : first;
-      try {
-        const answer = this.handlers.message(body === undefined ? '' : body.toString('utf8'), connection);
-        if (answer instanceof Promise)
-          answer.then((settled) => this.sendHttp(req, res, connection, settled)).catch((error: unknown) => this.failed(req, res, error));
-        else this.sendHttp(req, res, connection, answer);
-      } catch (error) {
-        this.failed(req, res, error);
-      }
-    });
+    req.on('data', onBodyData);
+    req.on('end', onBodyEnd);
+  }
+
+  /** A chunk of a POST's body. */
+  bodyData(exchange: PostExchange, chunk: Buffer): void {
+    if (exchange.size < 0) return;
+    exchange.size += chunk.length;
+    if (exchange.size > this.options.maxBodyBytes) {
+      exchange.size = -1;
+      writeJson(exchange.res, 413, failure(null, RpcCode.invalidRequest, 'request too large'), true);
+      return;
+    }
+    if (exchange.first === undefined) exchange.first = chunk;
+    else if (exchange.rest === undefined) exchange.rest = [exchange.first, chunk];
+    else exchange.rest.push(chunk);
+  }
+
+  /** A POST's body is all in: its answer. */
+  bodyEnd(exchange: PostExchange): void {
+    if (exchange.size < 0) return;
+    const { req, res, connection, rest, first } = exchange;
+    const body = rest ? Buffer.concat(rest) : first;
+    try {
+      const answer = this.handlers.message(body === undefined ? '' : body.toString('utf8'), connection);
+      if (answer instanceof Promise)
+        answer.then((settled) => this.sendHttp(req, res, connection, settled)).catch((error: unknown) => this.failed(req, res, error));
+      else this.sendHttp(req, res, connection, answer);
+    } catch (error) {
+      this.failed(req, res, error);
+    }
+  }
+
+  /** A POST's response closed: no longer watched for its client taking it. */
+  forget(res: ServerResponse): void {
+    this.unfinished.delete(res);
   }
 
   /** An answer of one chunk is written whole at once (no Promise); a client that does not take it is found by sweep(), not by a timer of its own. */
@@ -248,7 +317,8 @@ export class ProxyFront {
     } else if (answer.bytes > CHUNK_CHARS)
       writeHttpAnswer(res, 200, answer, this.options.sendTimeoutMs).catch((error: unknown) => this.failed(req, res, error));
     else {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': answer.bytes });
+      // Headers as a flat list: Node writes them as they are, without walking an object's keys.
+      res.writeHead(200, ['Content-Type', 'application/json', 'Content-Length', String(answer.bytes)]);
       res.end(answer.parts.length === 1 ? answer.parts[0] : answer.parts.join(''));
       if (!res.writableFinished) this.unfinished.set(res, Date.now());
     }

@@ -21,7 +21,7 @@ import { CallRouter } from './callRouter';
 import { ClientBook, type ClientLimits } from './clientBook';
 import type { Connection } from './connection';
 import { FairScheduler, LaneClosedError, type FairSchedulerOptions } from './fairScheduler';
-import { failure, parseMessage, readCall, type RpcCall, type RpcId, type RpcResponse } from './jsonRpc';
+import { failure, parseMessage, plainCall, readCall, type RpcCall, type RpcId, type RpcResponse } from './jsonRpc';
 import { MethodPolicy, type MethodPolicyOptions } from './methods';
 import { OpenSockets } from './openSockets';
 import { CHUNK_CHARS, Outgoing } from './outgoing';
@@ -175,6 +175,8 @@ export class RpcProxy {
    * and now: no Promise, no turn at the scheduler (it costs less than taking one).
    */
   private handleText(text: string, connection: Connection): Outgoing | undefined | Promise<Outgoing | undefined> {
+    const plain = plainCall(text);
+    if (plain) return this.handlePlain(plain, connection);
     const parsed = parseMessage(text);
     if (!parsed.ok) return this.refuse('malformed', parsed.response);
     const { value } = parsed;
@@ -183,6 +185,15 @@ export class RpcProxy {
     const read = readCall(value);
     if ('response' in read) return this.refuse('malformed', read.response);
     return this.cachedAnswer(read.call, connection) ?? this.handleOne(read, connection);
+  }
+
+  /** A single call of a plain shape (plainCall): the same steps as handleText's, with the call read already. */
+  private handlePlain(call: RpcCall, connection: Connection): Outgoing | Promise<Outgoing | undefined> {
+    if (this.gate && !this.gate.admitNow(connection.client.key, call)) {
+      // The message as JSON.parse would have given it: the gate's refusal reads each call from it.
+      return this.afterGate({ jsonrpc: '2.0', id: call.id, method: call.method, params: call.params }, connection);
+    }
+    return this.cachedAnswer(call, connection) ?? this.handleOne({ call }, connection);
   }
 
   /** A message whose client must wait for the rate limits' counters first. */
