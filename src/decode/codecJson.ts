@@ -72,7 +72,7 @@ export function toSidecarJson(data: unknown): JsonValue {
   if (isCodec(data)) return codecToJson(data);
   if (data instanceof Set) return [...data].map((element) => toSidecarJson(element));
   if (data instanceof Map) return mapToJson(data);
-  if (data instanceof BN || typeof data === 'number') return data.toString(10);
+  if (data instanceof BN || typeof data === 'number' || typeof data === 'bigint') return data.toString(10);
   if (Array.isArray(data)) return data.map((element) => toSidecarJson(element));
   if (hasToJson(data)) return toSidecarJson(data.toJSON());
   if (isObject(data)) {

@@ -20,6 +20,11 @@ export interface StorageMap {
   fallback: Uint8Array | null;
 }
 
+/** twox128(pallet) ++ twox128(item): fixed by the names alone, so known before the block's runtime is. */
+export function itemPrefix(palletName: string, itemName: string): Hex {
+  return u8aToHex(u8aConcat(xxhashAsU8a(palletName, 128), xxhashAsU8a(itemName, 128)));
+}
+
 const items = new WeakMap<TypeRegistry, Map<string, StorageMap | null>>();
 
 /** The item `pallet.item` of the runtime, or null when it has no such item. */

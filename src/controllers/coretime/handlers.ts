@@ -9,7 +9,7 @@ import { parseAt, readFlags, type ParamOptions } from '../params';
 import { CORETIME_FAMILY, type CORETIME_ROUTES } from './routes';
 
 /** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 
 type RouteName = keyof typeof CORETIME_ROUTES;
 
@@ -25,13 +25,13 @@ export function coretimeHandlers(chain: ChainServices, options: ParamOptions): F
     const answer = await read(chain.forRequest(req.stats).coretime, parseAt(req.query.at));
     return replyAt(answer, `coretime-${route}-${FORMAT_VERSION}`, ignoredParams);
   };
-  const brokerOnly = (route: RouteName) => answered(route, (coretime, at) => coretime.brokerOnly(at));
+  const brokerRoute = (route: 'leases' | 'regions' | 'renewals' | 'reservations') => answered(route, (coretime, at) => coretime.brokerRoute(at, route));
   return {
     info: answered('info', (coretime, at) => coretime.info(at)),
     overview: answered('overview', (coretime, at) => coretime.overview(at)),
-    leases: brokerOnly('leases'),
-    regions: brokerOnly('regions'),
-    renewals: brokerOnly('renewals'),
-    reservations: brokerOnly('reservations'),
+    leases: brokerRoute('leases'),
+    regions: brokerRoute('regions'),
+    renewals: brokerRoute('renewals'),
+    reservations: brokerRoute('reservations'),
   };
 }

@@ -1,4 +1,5 @@
-// A relay chain's side of coretime, as sidecar's /coretime/info and /coretime/overview
+// The /coretime routes: on a coretime chain the Broker pallet's side (brokerReads.ts);
+// on a relay chain its own side, as sidecar's /coretime/info and /coretime/overview
 // answer it there: the broker's para id and the on-demand pallet's bounds, and which
 // para works on which core. The core assignments were kept by the
 // CoretimeAssignmentProvider pallet, and since 2025 by ParaScheduler (Westend 40 and
@@ -11,10 +12,10 @@ import { xxhashAsU8a } from '@polkadot/util-crypto';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
-import { ApiError, badRequest } from '../../errors';
+import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readResolvedAt, type AtBlock, type ReadAt } from '../blockAt';
+import { readResolvedAt, type AtBlock, type ReadAt, type ResolvedAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import { readKeysAt } from '../keysAtBlock';
 import type { AnswerAt } from '../runtime/runtimeReads';
@@ -22,6 +23,7 @@ import type { RuntimeRegistry } from '../runtimes';
 import { listKeys, readKeys } from '../storageBatch';
 import { constantOf } from '../storageValues';
 import { keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
+import { BrokerReads, hasBroker } from './brokerReads';
 
 /** The most entries one answer lists of a map (paras, core schedules). */
 export const MAX_CORETIME_ENTRIES = 10_000;
@@ -37,7 +39,6 @@ const optional = (value: (Codec & { isSome?: boolean; unwrap?(): Codec }) | unde
 /** Which pallet keeps the core assignments in this runtime; a 400 with sidecar's words on a chain that is not a relay chain with coretime. */
 function assignerOf(registry: TypeRegistry): (typeof ASSIGNER_PALLETS)[number] {
   const has = (name: string) => registry.metadata.pallets.some((pallet) => pallet.name.eq(name));
-  if (has('Broker')) throw new ApiError(501, "fastcar serves the relay chain's side of coretime only: the Broker pallet's routes are not served yet.");
   if (!has('OnDemandAssignmentProvider')) throw badRequest('The runtime does not include the onDemandAssignmentProvider module at this block');
   const pallet = ASSIGNER_PALLETS.find((name) => storageItemOf(registry, name, 'CoreDescriptors'));
   if (!pallet) throw badRequest('The runtime does not include the coretimeAssignmentProvider module at this block');
@@ -64,16 +65,33 @@ function descriptorJson(descriptor: Struct): { tasks: string[]; info: JsonValue 
 }
 
 export class CoretimeReads {
+  private readonly broker: BrokerReads;
+
   constructor(
     private readonly node: NodeClient,
     private readonly ids: BlockIds,
     private readonly cache: TieredCache,
     private readonly runtimes: RuntimeRegistry,
-  ) {}
+  ) {
+    this.broker = new BrokerReads(node, cache, runtimes);
+  }
 
-  /** `/coretime/info` on a relay chain: the broker's para id, the assigner pallet's version, the on-demand revenue history's length. */
-  async info(at: AtBlock): Promise<AnswerAt> {
+  /**
+   * The block, and whether its chain is a coretime chain: told by the newest runtime loaded
+   * (so the reads go out with the block's version); each side then checks the block's own.
+   */
+  private async chainAt(at: AtBlock): Promise<{ block: ResolvedAt; broker: boolean }> {
     const block = await this.ids.at(at);
+    const newest = this.runtimes.newest?.registry;
+    if (newest) return { block, broker: hasBroker(newest) };
+    const read = await readResolvedAt(this.node, this.cache, block);
+    return { block, broker: hasBroker((await this.runtimes.get(read.version, read.hash)).registry) };
+  }
+
+  /** `/coretime/info`: on a relay chain the broker's para id, the assigner pallet's version, the on-demand revenue history's length. */
+  async info(at: AtBlock): Promise<AnswerAt> {
+    const { block, broker } = await this.chainAt(at);
+    if (broker) return this.broker.info(block);
     const { read, runtime, values } = await readKeysAt(this.node, this.cache, this.runtimes, block, ({ registry }) => [
       storageVersionKey(assignerOf(registry)),
     ]);
@@ -89,9 +107,10 @@ export class CoretimeReads {
     return { json: JSON.stringify(toSidecarJson(body)), hash: read.hash, final: read.final };
   }
 
-  /** `/coretime/overview` on a relay chain: each para with a core working for it (and that core's descriptor), and the cores' schedules. */
+  /** `/coretime/overview`: on a relay chain each para with a core working for it (and that core's descriptor), and the cores' schedules. */
   async overview(at: AtBlock): Promise<AnswerAt> {
-    const block = await this.ids.at(at);
+    const { block, broker } = await this.chainAt(at);
+    if (broker) return this.broker.overview(block);
     const newest = this.runtimes.newest?.registry;
     const guessed = newest ? safely(() => layoutOf(newest)) : undefined;
     const bound = (what: string) => ({
@@ -141,13 +160,12 @@ export class CoretimeReads {
     return { json: JSON.stringify(toSidecarJson(body)), hash: read.hash, final: read.final };
   }
 
-  /** The Broker pallet's routes (leases, regions, renewals, reservations): on a relay chain, sidecar's words as a 400. */
-  async brokerOnly(at: AtBlock): Promise<never> {
-    const read = await readResolvedAt(this.node, this.cache, await this.ids.at(at));
+  /** The Broker pallet's routes (leases, regions, renewals, reservations); on a relay chain, sidecar's words as a 400. */
+  async brokerRoute(at: AtBlock, route: 'leases' | 'regions' | 'renewals' | 'reservations'): Promise<AnswerAt> {
+    const { block, broker } = await this.chainAt(at);
+    if (broker) return this.broker[route](block);
+    const read = await readResolvedAt(this.node, this.cache, block);
     const { registry } = await this.runtimes.get(read.version, read.hash);
-    if (registry.metadata.pallets.some((pallet) => pallet.name.eq('Broker'))) {
-      throw new ApiError(501, "fastcar serves the relay chain's side of coretime only: the Broker pallet's routes are not served yet.");
-    }
     if (registry.metadata.pallets.some((pallet) => pallet.name.eq('OnDemandAssignmentProvider'))) {
       throw badRequest('This endpoint is only available on coretime chains.');
     }
