@@ -1,6 +1,8 @@
 // fastcar on the devnet: how many RPC calls and waves each request costs,
 // what is cached and how it is announced, Redis shared between instances,
 // and bad input.
+import { get, type IncomingHttpHeaders } from 'node:http';
+
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
@@ -79,6 +81,28 @@ describe('RPC plan', () => {
     const blocks = body as { number: string }[];
     expect(blocks.map((block) => Number(block.number))).toEqual(Array.from({ length: 21 }, (_, i) => 150 + i));
     for (const n of [150, 163, 170]) expect(blocks[n - 150]).toEqual((await getJson(`${fastcar.url}/blocks/${n}`)).body);
+  });
+
+  it("a range's node calls: those before its first block in the headers, the whole answer's in trailers", async () => {
+    const { headers, trailers, blocks } = await new Promise<{ headers: IncomingHttpHeaders; trailers: NodeJS.Dict<string>; blocks: unknown[] }>(
+      (resolve, reject) => {
+        get(`${fastcar.url}/blocks?range=20-59&eventDocs=true&extrinsicDocs=true`, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ headers: res.headers, trailers: res.trailers, blocks: JSON.parse(text) as unknown[] }));
+          res.on('error', reject);
+        }).on('error', reject);
+      },
+    );
+    expect(blocks).toHaveLength(40);
+    expect(headers.trailer).toBe('X-Rpc-Calls, X-Rpc-Waves');
+    const [early, whole] = [Number(headers['x-rpc-calls']), Number(trailers['x-rpc-calls'])];
+    // Forty blocks not read before in this form: most of their calls come after the first is sent.
+    expect(whole).toBeGreaterThan(early);
+    expect(Number(trailers['x-rpc-waves'])).toBeGreaterThanOrEqual(Number(headers['x-rpc-waves']));
   });
 });
 

@@ -134,7 +134,8 @@ async function sendStream(req: IncomingMessage, res: ServerResponse, reply: Stre
   const iterator = reply.items(stop.signal)[Symbol.asyncIterator]();
   let item = await iterator.next();
   const encoding = pickEncoding(req.headers['accept-encoding']);
-  const headers = ['Content-Type', JSON_TYPE, 'Cache-Control', 'no-store', 'Vary', 'Accept-Encoding'];
+  // The counts in the headers leave with the first item; the whole answer's follow it as trailers.
+  const headers = ['Content-Type', JSON_TYPE, 'Cache-Control', 'no-store', 'Vary', 'Accept-Encoding', 'Trailer', 'X-Rpc-Calls, X-Rpc-Waves'];
   if (encoding) headers.push('Content-Encoding', encoding);
   res.writeHead(200, [...headers, ...accountHeaders(account, item.done ? undefined : item.value.cache, reply.ignoredParams)]);
   let out: Writable = res;
@@ -156,6 +157,7 @@ async function sendStream(req: IncomingMessage, res: ServerResponse, reply: Stre
       item = await iterator.next();
     }
     await write(']');
+    res.addTrailers({ 'X-Rpc-Calls': String(account.rpcCalls), 'X-Rpc-Waves': String(account.waves) });
     out.end();
   } catch (error) {
     if (out !== res) out.destroy();
