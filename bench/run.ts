@@ -31,6 +31,7 @@ interface Options {
   onlyWallet: boolean;
   /** Requests per wallet scenario. */
   walletRequests: number;
+  walletAccounts: number;
   hostedDelayMs: number;
   /** Blocks per hosted scenario at one connection (sidecar takes about a second each there). */
   hostedBlocksC1: number;
@@ -45,6 +46,7 @@ function parseOptions(argv: string[]): Options {
     onlyHosted: false,
     onlyWallet: false,
     walletRequests: 400,
+    walletAccounts: 2000,
     hostedDelayMs: 100,
     hostedBlocksC1: 40,
   };
@@ -57,11 +59,12 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--only' && value === 'hosted') options.onlyHosted = true;
     else if (flag === '--only' && value === 'wallet') options.onlyWallet = true;
     else if (flag === '--wallet-requests') options.walletRequests = Number(value);
+    else if (flag === '--wallet-accounts') options.walletAccounts = Number(value);
     else if (flag === '--hosted-delay-ms') options.hostedDelayMs = Number(value);
     else if (flag === '--hosted-blocks-c1') options.hostedBlocksC1 = Number(value);
     else {
       console.log(
-        'usage: npm run bench -- [--duration s] [--blocks n] [--connections 1,10] [--delay-ms 5] [--only hosted|wallet] [--hosted-delay-ms 100] [--hosted-blocks-c1 40] [--wallet-requests 400]',
+        'usage: npm run bench -- [--duration s] [--blocks n] [--connections 1,10] [--delay-ms 5] [--only hosted|wallet] [--hosted-delay-ms 100] [--hosted-blocks-c1 40] [--wallet-requests 400] [--wallet-accounts 2000]',
       );
       process.exit(flag === '--help' ? 0 : 1);
     }
@@ -318,7 +321,7 @@ function table(measurements: Measurement[]): string {
 async function main() {
   const options = parseOptions(process.argv.slice(2));
   const started = Date.now();
-  const wallet = () => walletRounds({ delayMs: options.delayMs, requests: options.walletRequests }, logWallet);
+  const wallet = () => walletRounds({ delayMs: options.delayMs, requests: options.walletRequests, accounts: options.walletAccounts }, logWallet);
   if (options.onlyWallet) {
     console.error('bench: the wallet rounds only, against sidecar 20');
     return reportWallet(options, await wallet());

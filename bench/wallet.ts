@@ -1,5 +1,6 @@
 // `npm run bench:wallet`: the wallet rounds of `npm run bench` alone (bench/walletRounds.ts).
 // BENCH_WALLET_DELAY_MS (5: each way), BENCH_WALLET_REQUESTS (400 per scenario),
+// BENCH_WALLET_ACCOUNTS (2,000 per balance-info-over-distinct-accounts measurement),
 // BENCH_WALLET_ONLY (a part of a scenario's name).
 import '../devnet/quiet';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ async function main() {
   const options = {
     delayMs: Number(process.env.BENCH_WALLET_DELAY_MS ?? 5),
     requests: Number(process.env.BENCH_WALLET_REQUESTS ?? 400),
+    accounts: Number(process.env.BENCH_WALLET_ACCOUNTS ?? 2000),
     only: process.env.BENCH_WALLET_ONLY,
   };
   const rows = await walletRounds(options, (row) =>
