@@ -70,3 +70,47 @@ it('stops reading eras when the client of a staking-payouts request leaves', asy
     relay.setDelay(0);
   }
 }, 60_000);
+
+it('reads the eras once for stakers asked about at the same time, and answers each as if asked alone', async () => {
+  const pathOf = (staker: string) => `/accounts/${staker}/staking-payouts?depth=${DEPTH}&era=${LAST_ERA}&unclaimedOnly=false`;
+  const stakers = [world.n1, world.n2, world.v1, world.v2, world.v3];
+  // One at a time first (nothing is kept between requests here): each reads every era's pages.
+  const alone: unknown[] = [];
+  relay.reset();
+  for (const staker of stakers) alone.push((await getJson(`${fastcar.url}${pathOf(staker)}`)).body);
+  const listingsAlone = relay.counts.methods.state_getKeysPaged ?? 0;
+  expect(listingsAlone).toBe(DEPTH * stakers.length);
+
+  relay.setDelay(20); // a node a little away: all five are in flight together
+  try {
+    relay.reset();
+    const together = await Promise.all(stakers.map((staker) => getJson(`${fastcar.url}${pathOf(staker)}`)));
+    expect(together.map(({ status }) => status)).toEqual(stakers.map(() => 200));
+    expect(together.map(({ body }) => body)).toEqual(alone);
+    // Each era's pages listed once for all five.
+    expect(relay.counts.methods.state_getKeysPaged).toBe(DEPTH);
+  } finally {
+    relay.setDelay(0);
+  }
+}, 60_000);
+
+it('goes on reading for the stakers still waiting when the one who started the read leaves', async () => {
+  const pathOf = (staker: string) => `/accounts/${staker}/staking-payouts?depth=${DEPTH}&era=${LAST_ERA}&unclaimedOnly=false`;
+  const expected = (await getJson(`${fastcar.url}${pathOf(world.n2)}`)).body;
+  relay.setDelay(150);
+  try {
+    relay.reset();
+    const leaving = new AbortController();
+    const first = fetch(`${fastcar.url}${pathOf(world.n1)}`, { signal: leaving.signal }).catch(() => undefined);
+    while ((relay.counts.methods.state_getKeysPaged ?? 0) === 0) await sleep(10);
+    const staying = getJson(`${fastcar.url}${pathOf(world.n2)}`);
+    await sleep(50);
+    leaving.abort();
+    await first;
+    const answer = await staying;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(expected);
+  } finally {
+    relay.setDelay(0);
+  }
+}, 60_000);

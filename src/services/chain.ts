@@ -20,6 +20,7 @@ import { ParasReads } from './paras/parasReads';
 import { CoretimeReads } from './coretime/coretimeReads';
 import { StakingReads } from './staking/stakingReads';
 import { StakingInfo } from './staking/stakingInfo';
+import { SharedEraReads } from './staking/eraExposures';
 import { StakingPayouts } from './staking/stakingPayouts';
 import { BlockIds } from './blockIds';
 import { BlocksService, type SharedBuildState } from './blocks/blocksService';
@@ -96,6 +97,8 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
   const feeEstimatesInFlight = new SingleFlight<string>();
   // Storage reads at one block in the same turn, of every request: one call.
   const storageQueries = new StorageQueries();
+  // Eras' exposure pages being read, joined by every payouts request for the same eras at the same block.
+  const eraReads = new SharedEraReads();
   // RFC-78 trees, one per runtime, kept in one worker for every request; their builds in flight.
   const metadataProofs = new MetadataProofs();
   const metadataTrees = new SingleFlight<string>();
@@ -117,7 +120,7 @@ export function chainServices(node: NodeClient, finalized: FinalizedHead, cache:
       palletAssets: new PalletAssets(rpc, ids, cache, runtimes),
       staking: new StakingReads(rpc, ids, cache, runtimes),
       stakingInfo: new StakingInfo(rpc, ids, cache, runtimes),
-      stakingPayouts: new StakingPayouts(rpc, ids, cache, runtimes, genesisHash),
+      stakingPayouts: new StakingPayouts(rpc, ids, cache, runtimes, genesisHash, eraReads),
       ahm: new AhmInfo(rpc, ids, cache, runtimes),
       referenda: new OngoingReferenda(rpc, ids, cache, runtimes),
       paras: new ParasReads(rpc, ids, cache, runtimes),

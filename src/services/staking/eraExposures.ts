@@ -3,8 +3,9 @@
 // points. Sidecar walks the era's whole exposure map for this (a nominator's place in it
 // is known only from the pages), and so does this, for every era of the batch at once:
 // the eras' pages listed in one wave, their values and the eras' rewards and points read
-// in the next. A closed era's facts never change: kept (per chain, staker and era) when
-// read at a final block, so the next request reads none of it.
+// in the next, once for all the requests asking for the same eras at once. A closed era's
+// facts never change: kept (per chain, staker and era) when read at a final block, so the
+// next request reads none of it.
 import type { TypeRegistry } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
 import { u8aEq, u8aToHex } from '@polkadot/util';
@@ -50,11 +51,60 @@ interface Page {
   clipped?: { total: string; own: string };
 }
 
+/** The eras' storage as read from the node, the same for every staker asked about. */
+interface EraStorage {
+  chosen: ('clipped' | 'paged')[];
+  /** Per era, the keys of the exposure map chosen for it. */
+  pageKeys: Hex[][];
+  /** Every era's page values, in the order of its keys, era after era. */
+  pageValues: (Hex | null)[];
+  /** Per era, its reward points then its validators' reward. */
+  eraValues: (Hex | null)[];
+}
+
+interface SharedRead {
+  storage: Promise<EraStorage>;
+  /** The signals of every request waiting on it: the read goes on while any of them stays. */
+  waiting: Set<AbortSignal>;
+}
+
+/**
+ * The eras' exposure pages read once for every request that asks for the same eras at the
+ * same block while the read is on: a dashboard asking ten stakers' payouts at once costs
+ * the node one read of each era (an era's pages are megabytes on Polkadot), not ten. Kept
+ * per chain, for as long as the read runs.
+ */
+export class SharedEraReads {
+  private readonly running = new Map<string, SharedRead>();
+
+  /** The read for `key`: joined if running, else started on `node` (the first asker's view of it). */
+  join(key: string, node: NodeClient, signal: AbortSignal, read: (stillWanted: () => boolean) => Promise<EraStorage>): Promise<EraStorage> {
+    const running = this.running.get(key);
+    if (running) {
+      running.waiting.add(signal);
+      return node.waitFor(running.storage).catch((error: unknown) => {
+        // Everyone else left and stopped it as this request joined: read again for this one.
+        if (error instanceof ApiError && error.status === 499 && !signal.aborted) return this.join(key, node, signal, read);
+        throw error;
+      });
+    }
+    const waiting = new Set([signal]);
+    const stillWanted = () => [...waiting].some((one) => !one.aborted);
+    const shared: SharedRead = { waiting, storage: Promise.resolve({ chosen: [], pageKeys: [], pageValues: [], eraValues: [] }) };
+    shared.storage = read(stillWanted).finally(() => {
+      if (this.running.get(key) === shared) this.running.delete(key);
+    });
+    this.running.set(key, shared);
+    return shared.storage;
+  }
+}
+
 export class EraExposures {
   constructor(
     private readonly node: NodeClient,
     private readonly cache: TieredCache,
     private readonly chainKey: string,
+    private readonly shared: SharedEraReads,
   ) {}
 
   /** The eras' facts for `staker`, read at `hash` (kept when `final`); no wave started once `signal` aborts. */
@@ -76,30 +126,18 @@ export class EraExposures {
     const clipped = storageItemOf(registry, 'Staking', 'ErasStakersClipped');
     const points = storageItemOf(registry, 'Staking', 'ErasRewardPoints') as StorageMap;
     const reward = storageItemOf(registry, 'Staking', 'ErasValidatorReward') as StorageMap;
-    const bound = (era: number) => ({
-      maxKeys: MAX_EXPOSURE_PAGES_PER_ERA,
-      tooMany: `Era ${era} has more than ${MAX_EXPOSURE_PAGES_PER_ERA} exposure pages: fastcar does not work out payouts over it.`,
-    });
-    const list = (map: StorageMap | null) =>
-      Promise.all(eras.map((era) => (map ? listKeys(this.node, eraPrefix(registry, map, era), hash, bound(era)) : Promise.resolve([] as Hex[]))));
-    const eraKeys = eras.flatMap((era) => [stakingKey(registry, points, [era]), stakingKey(registry, reward, [era])]);
-    const [pagedKeys, clippedKeys, eraValues] = await wave([list(paged), list(clipped), readKeys(this.node, eraKeys, hash)] as const);
+    const storage = await this.shared.join(`${hash}:${eras.join(',')}`, this.node, signal, (stillWanted) =>
+      this.readStorage(registry, hash, eras, { paged, clipped, points, reward }, stillWanted),
+    );
     throwIfClientLeft(signal);
-    // Sidecar reads the unpaged exposures where an era has them, else the pages.
-    const chosen = eras.map((_, i) => ((clippedKeys[i]?.length ?? 0) > 0 ? ('clipped' as const) : ('paged' as const)));
-    const keys = chosen.flatMap((kind, i) => (kind === 'clipped' ? (clippedKeys[i] ?? []) : (pagedKeys[i] ?? [])));
-    // A full page is about 25 KB: a few dozen a call keep each answer far under a node's response limit.
-    const parts: Hex[][] = [];
-    for (let at = 0; at < keys.length; at += PAGES_PER_CALL) parts.push(keys.slice(at, at + PAGES_PER_CALL));
-    const values = (await wave(parts.map((part) => readKeys(this.node, part, hash)))).flat();
+    const { chosen, pageKeys, pageValues, eraValues } = storage;
     let next = 0;
     const stakerHex = u8aToHex(staker).slice(2);
     return eras.map((era, i) => {
       const kind = chosen[i];
       const map = (kind === 'clipped' ? clipped : paged) as StorageMap;
-      const eraPageKeys = kind === 'clipped' ? (clippedKeys[i] ?? []) : (pagedKeys[i] ?? []);
       const layout = keyLayout(registry, map);
-      const pages = eraPageKeys.map((key) => readPage(registry, map, layout, key, values[next++] ?? null, kind === 'clipped', stakerHex));
+      const pages = (pageKeys[i] ?? []).map((key) => readPage(registry, map, layout, key, pageValues[next++] ?? null, kind === 'clipped', stakerHex));
       const eraPoints = decoded(registry, points, eraValues[2 * i] ?? null);
       // An optional item: nothing stored reads as null, a stored reward as the balance itself.
       const eraReward = decoded(registry, reward, eraValues[2 * i + 1] ?? null);
@@ -112,11 +150,41 @@ export class EraExposures {
       };
     });
   }
+
+  /** The eras' pages listed in one wave (with their points and rewards), their values read in the next unless every asker left. */
+  private async readStorage(
+    registry: TypeRegistry,
+    hash: Hex,
+    eras: number[],
+    maps: { paged: StorageMap | null; clipped: StorageMap | null; points: StorageMap; reward: StorageMap },
+    stillWanted: () => boolean,
+  ): Promise<EraStorage> {
+    const bound = (era: number) => ({
+      maxKeys: MAX_EXPOSURE_PAGES_PER_ERA,
+      tooMany: `Era ${era} has more than ${MAX_EXPOSURE_PAGES_PER_ERA} exposure pages: fastcar does not work out payouts over it.`,
+    });
+    const list = (map: StorageMap | null) =>
+      Promise.all(eras.map((era) => (map ? listKeys(this.node, eraPrefix(registry, map, era), hash, bound(era)) : Promise.resolve([] as Hex[]))));
+    const eraKeys = eras.flatMap((era) => [stakingKey(registry, maps.points, [era]), stakingKey(registry, maps.reward, [era])]);
+    const [pagedKeys, clippedKeys, eraValues] = await wave([list(maps.paged), list(maps.clipped), readKeys(this.node, eraKeys, hash)] as const);
+    if (!stillWanted()) throw clientLeft();
+    // Sidecar reads the unpaged exposures where an era has them, else the pages.
+    const chosen = eras.map((_, i) => ((clippedKeys[i]?.length ?? 0) > 0 ? ('clipped' as const) : ('paged' as const)));
+    const pageKeys = chosen.map((kind, i) => (kind === 'clipped' ? (clippedKeys[i] ?? []) : (pagedKeys[i] ?? [])));
+    const keys = pageKeys.flat();
+    // A full page is about 25 KB: a few dozen a call keep each answer far under a node's response limit.
+    const parts: Hex[][] = [];
+    for (let at = 0; at < keys.length; at += PAGES_PER_CALL) parts.push(keys.slice(at, at + PAGES_PER_CALL));
+    const pageValues = (await wave(parts.map((part) => readKeys(this.node, part, hash)))).flat();
+    return { chosen, pageKeys, pageValues, eraValues };
+  }
 }
+
+const clientLeft = () => new ApiError(499, 'The client left before the payouts were worked out.');
 
 /** The error of a request whose client left: the work stops before its next wave. */
 export function throwIfClientLeft(signal: AbortSignal): void {
-  if (signal.aborted) throw new ApiError(499, 'The client left before the payouts were worked out.');
+  if (signal.aborted) throw clientLeft();
 }
 
 /** Where an exposure key (prefix ++ twox64(era) ++ era ++ twox64(validator) ++ validator ...) holds its validator. */

@@ -22,7 +22,7 @@ import { readKeys } from '../storageBatch';
 import { storageItemOf, type StorageMap } from '../storageLayout';
 import { constantOf, readValuesAt } from '../storageValues';
 import { badStakingBlock } from './babeFacts';
-import { EraExposures, throwIfClientLeft, type Backing, type EraExposure } from './eraExposures';
+import { EraExposures, throwIfClientLeft, type Backing, type EraExposure, type SharedEraReads } from './eraExposures';
 import { stakerPayout } from './payoutMath';
 import { bigOf, decoded, fieldOf, listOf, NO_STAKING, stakingItem, stakingKey } from './stakingCodecs';
 
@@ -61,8 +61,9 @@ export class StakingPayouts {
     private readonly cache: TieredCache,
     private readonly runtimes: RuntimeRegistry,
     genesisHash: Hex,
+    sharedEraReads: SharedEraReads,
   ) {
-    this.exposures = new EraExposures(node, cache, genesisHash);
+    this.exposures = new EraExposures(node, cache, genesisHash, sharedEraReads);
   }
 
   async payouts(at: AtBlock, query: PayoutQuery): Promise<AnswerAt> {
