@@ -158,6 +158,8 @@ export class ProxyFront {
     for (const [res, since] of this.unfinished) {
       if (now - since <= this.options.sendTimeoutMs) break; // the rest came later
       this.unfinished.delete(res);
+      // Counted once a connection: the answers queued behind this one go with its socket.
+      if (res.socket && !res.socket.destroyed) this.parts.metrics.closed('send_timeout');
       res.destroy();
     }
   }

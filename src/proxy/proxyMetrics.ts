@@ -61,7 +61,7 @@ export class ProxyMetrics {
   });
   private readonly closedSockets = new Counter({
     name: 'proxy_closed_connections_total',
-    help: 'WebSockets the proxy closed, by reason',
+    help: 'Connections the proxy closed, by reason (HTTP ones for the send timeout only)',
     labelNames: ['reason'],
     registers: [this.registry],
   });
