@@ -18,7 +18,7 @@ import { getJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
 import { openApiDocument } from '../src/controllers/families';
 import type { Fastcar } from '../src/server';
-import { seedCoretime, type CoretimeState } from './support/coretimeState';
+import { BROKER_CONFIG, seedCoretime, type CoretimeState } from './support/coretimeState';
 import { sidecarComparison } from './support/sidecarCompare';
 
 let devnet: CoretimeDevnet;
@@ -80,16 +80,7 @@ describe('the seeded coretime devnet, read back', () => {
     expect((await before.query.broker.reservations()).length).toBe(0);
     expect((await before.query.broker.leases()).length).toBe(0);
 
-    expect(json(await (await at(state.configured)).query.broker.configuration())).toEqual({
-      advanceNotice: 10,
-      interludeLength: 2,
-      leadinLength: 20,
-      regionLength: 3,
-      idealBulkProportion: 600_000_000,
-      limitCoresOffered: null,
-      renewalBump: 30_000_000,
-      contributionTimeout: 5,
-    });
+    expect(json(await (await at(state.configured)).query.broker.configuration())).toEqual(BROKER_CONFIG);
     expect(json(await (await at(state.reserved)).query.broker.reservations())).toEqual([
       [{ mask: FULL, assignment: { task: state.reservedTask } }],
       [{ mask: FULL, assignment: { pool: null } }],

@@ -11,9 +11,9 @@
 // so the seeding jumps it forward to reach the sale's start and the next sale rotation in
 // a few blocks. The Broker's tick in a block's on_initialize sees the previous block's
 // relay parent; the block's extrinsics see its own.
-import { ApiPromise, Keyring, WsProvider } from '@polkadot/api';
 import type { SubmittableExtrinsic } from '@polkadot/api/types';
-import { cryptoWaitReady } from '@polkadot/util-crypto';
+
+import { openSeeder } from './devnetSeeder';
 
 export interface CoretimeRegionId {
   begin: number;
@@ -57,8 +57,8 @@ const UNIT = 1_000_000_000_000n;
 const FULL_MASK = `0x${'ff'.repeat(10)}`;
 const FIRST_HALF = `0x${'ff'.repeat(5)}${'00'.repeat(5)}`;
 const SECOND_HALF = `0x${'00'.repeat(5)}${'ff'.repeat(5)}`;
-/** Relay blocks: small, so the first sale opens a few blocks after it is started. */
-const CONFIG = {
+/** The Broker's configuration (lengths in relay blocks, small so the first sale opens a few blocks after it is started). */
+export const BROKER_CONFIG = {
   advanceNotice: 10,
   interludeLength: 2,
   leadinLength: 20,
@@ -70,33 +70,12 @@ const CONFIG = {
 };
 
 export async function seedCoretime(wsUrl: string): Promise<CoretimeState> {
-  await cryptoWaitReady();
-  const api = await ApiPromise.create({ provider: new WsProvider(wsUrl), noInitWarn: true });
+  const seeder = await openSeeder(wsUrl, 'coretime devnet');
   try {
-    const keyring = new Keyring({ type: 'sr25519', ss58Format: 42 });
-    const [alice, bob] = ['//Alice', '//Bob'].map((uri) => keyring.addFromUri(uri));
-    const nonces = new Map<string, number>();
-    const sign = async (tx: SubmittableExtrinsic<'promise'>, who = alice) => {
-      const nonce = nonces.get(who.address) ?? (await api.rpc.system.accountNextIndex(who.address)).toNumber();
-      nonces.set(who.address, nonce + 1);
-      return (await tx.signAsync(who, { nonce, era: 0 })).toHex();
-    };
+    const { api, alice, bob, sign, build } = seeder;
     const root = (call: SubmittableExtrinsic<'promise'>) => sign(api.tx.sudo.sudo(call));
     const relayParents: Record<string, number> = {};
     const relayParent = async () => Number((await api.query.parachainSystem.lastRelayChainBlockNumber()).toString());
-    const build = async (transactions: `0x${string}`[], relayParentNumber?: number) => {
-      const params = { ...(transactions.length > 0 ? { transactions } : {}), ...(relayParentNumber === undefined ? {} : { relayParentNumber }) };
-      await api.rpc('dev_newBlock' as never, params as never);
-      const header = await api.rpc.chain.getHeader();
-      const included = (await api.rpc.chain.getBlock(header.hash)).block.extrinsics.map((extrinsic) => extrinsic.toHex());
-      if (transactions.some((tx) => !included.includes(tx))) throw new Error(`the coretime devnet left a seeding extrinsic out of block ${header.number}`);
-      const events = await api.query.system.events.at(header.hash);
-      const failed = events.filter(({ event }) => api.events.system.ExtrinsicFailed.is(event));
-      if (failed.length > 0) throw new Error(`a coretime seeding extrinsic failed: ${failed.map(({ event }) => event.data.toString()).join('; ')}`);
-      for (const { event } of events)
-        if (api.events.sudo.Sudid.is(event) && event.data.sudoResult.isErr) throw new Error(`sudo failed: ${event.data.sudoResult.toString()}`);
-      return { height: header.number.toNumber(), events };
-    };
     const step = async (name: string, transactions: `0x${string}`[], relayParentNumber?: number) => {
       const built = await build(transactions, relayParentNumber);
       relayParents[name] = await relayParent();
@@ -109,7 +88,7 @@ export async function seedCoretime(wsUrl: string): Promise<CoretimeState> {
     const leasedTasks: [number, number] = [2000, 2001];
     const assignedTasks = { whole: 2002, half: 2003, provisional: 2004 };
 
-    const configured = (await step('configured', [await root(api.tx.broker.configure(CONFIG))])).height;
+    const configured = (await step('configured', [await root(api.tx.broker.configure(BROKER_CONFIG))])).height;
     // As on the real chains: a core for a system para, a core for the on-demand pool.
     const reserved = (
       await step('reserved', [
@@ -142,7 +121,7 @@ export async function seedCoretime(wsUrl: string): Promise<CoretimeState> {
     if (purchases.length !== 3) throw new Error(`expected 3 purchases, the block has ${purchases.length}`);
     const [whole, split, halved] = purchases.map((purchase) => purchase.regionId.toJSON());
     const regionBegin = whole.begin;
-    const regionEnd = regionBegin + CONFIG.regionLength;
+    const regionEnd = regionBegin + BROKER_CONFIG.regionLength;
     const purchased = bought.height;
 
     // Bob splits his second core in time (the first timeslice, then the rest) and the rest in
@@ -169,7 +148,7 @@ export async function seedCoretime(wsUrl: string): Promise<CoretimeState> {
 
     // The next sale rotates in when the first sale's regions begin: the relay parent jumps to
     // where that timeslice is due, then the tick commits one timeslice a block until it is.
-    await step('jumped', [], regionBegin * TIMESLICE_PERIOD - CONFIG.advanceNotice);
+    await step('jumped', [], regionBegin * TIMESLICE_PERIOD - BROKER_CONFIG.advanceNotice);
     let rotated = 0;
     for (let tries = 0; tries < 8 && rotated === 0; tries++) {
       const built = await step('rotated', []);
@@ -207,6 +186,6 @@ export async function seedCoretime(wsUrl: string): Promise<CoretimeState> {
       relayParents,
     };
   } finally {
-    await api.disconnect();
+    await seeder.close();
   }
 }

@@ -4,9 +4,7 @@
 // Alice bids and opens a crowdloan (nobody contributes: see below). One thing the runtime only
 // does at a session change (an onboarding para becoming a parathread, every 600 blocks
 // on Westend) is written with chopsticks' dev_setStorage instead.
-import { ApiPromise, Keyring, WsProvider } from '@polkadot/api';
-import type { SubmittableExtrinsic } from '@polkadot/api/types';
-import { cryptoWaitReady } from '@polkadot/util-crypto';
+import { openSeeder, type SignedHex } from './devnetSeeder';
 
 export interface ParasState {
   /** The para made a parathread (leased, bid for, crowdfunded) and the one left onboarding. */
@@ -30,29 +28,10 @@ const GENESIS_HEAD = `0x${'00'.repeat(32)}`;
 const CODE = (seed: number) => `0x0061736d01000000${seed.toString(16).padStart(2, '0').repeat(24)}`;
 
 export async function seedParas(wsUrl: string): Promise<ParasState> {
-  await cryptoWaitReady();
-  const api = await ApiPromise.create({ provider: new WsProvider(wsUrl), noInitWarn: true });
+  const seeder = await openSeeder(wsUrl, 'relay devnet');
   try {
-    const keyring = new Keyring({ type: 'sr25519', ss58Format: 42 });
-    const [alice, bob] = ['//Alice', '//Bob'].map((uri) => keyring.addFromUri(uri));
-    const nonces = new Map<string, number>();
-    const sign = async (tx: SubmittableExtrinsic<'promise'>, who = alice) => {
-      const nonce = nonces.get(who.address) ?? (await api.rpc.system.accountNextIndex(who.address)).toNumber();
-      nonces.set(who.address, nonce + 1);
-      return (await tx.signAsync(who, { nonce, era: 0 })).toHex();
-    };
-    const build = async (transactions: string[]) => {
-      await api.rpc('dev_newBlock' as never, (transactions.length > 0 ? { transactions } : {}) as never);
-      const header = await api.rpc.chain.getHeader();
-      const included: string[] = (await api.rpc.chain.getBlock(header.hash)).block.extrinsics.map((extrinsic) => extrinsic.toHex());
-      if (transactions.some((tx) => !included.includes(tx))) throw new Error(`the relay devnet left a paras seeding extrinsic out of block ${header.number}`);
-      const events = await api.query.system.events.at(header.hash);
-      const failed = events.filter(({ event }) => api.events.system.ExtrinsicFailed.is(event));
-      if (failed.length > 0) throw new Error(`a paras seeding extrinsic failed: ${failed.map(({ event }) => event.data.toString()).join('; ')}`);
-      for (const { event } of events)
-        if (event.section === 'sudo' && event.method === 'Sudid' && !event.data.toString().includes('"ok"')) throw new Error(`sudo failed: ${event.data}`);
-      return header.number.toNumber();
-    };
+    const { api, alice, bob, sign } = seeder;
+    const build = async (transactions: SignedHex[]) => (await seeder.build(transactions)).height;
     const before = (await api.rpc.chain.getHeader()).number.toNumber();
     const first = Number((await api.query.registrar.nextFreeParaId()).toString());
     const [parathread, onboarding] = [first, first + 1];
@@ -80,6 +59,6 @@ export async function seedParas(wsUrl: string): Promise<ParasState> {
     const head = await build([]);
     return { parathread, onboarding, before, registered, leased, opened, auction, crowdloan, ending, head };
   } finally {
-    await api.disconnect();
+    await seeder.close();
   }
 }
