@@ -5,8 +5,6 @@
 // state_queryStorageAt, in the wave of the block's version. Maps listed whole (foreign
 // assets, pools): the keys page by page under a bound, then every value in one wave.
 import type { TypeRegistry } from '@polkadot/types';
-import { u8aConcat, u8aToHex } from '@polkadot/util';
-import { xxhashAsU8a } from '@polkadot/util-crypto';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
@@ -20,7 +18,7 @@ import { readKeysAt } from '../keysAtBlock';
 import type { AnswerAt } from '../runtime/runtimeReads';
 import type { RuntimeRegistry } from '../runtimes';
 import { listKeys, readKeys } from '../storageBatch';
-import { keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
+import { itemPrefix, keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
 
 /** The most entries a listed map may hold: beyond it the answer is refused, not read. */
 export const MAX_LISTED_ENTRIES = 10_000;
@@ -31,7 +29,6 @@ const INFO_FIELDS = {
   PoolAssets: { info: 'poolAssetInfo', metadata: 'poolAssetMetaData', missing: 'pool assets pallet' },
 } as const;
 
-const prefixOf = (pallet: string, item: string): Hex => u8aToHex(u8aConcat(xxhashAsU8a(pallet, 128), xxhashAsU8a(item, 128)));
 
 export class PalletAssets {
   constructor(
@@ -132,7 +129,7 @@ export class PalletAssets {
     const tooMany = `This chain has more than ${MAX_LISTED_ENTRIES} ${what}: fastcar does not list them in one answer.`;
     const [read, keys] = await wave([
       readResolvedAt(this.node, this.cache, block),
-      listKeys(this.node, prefixOf(pallet, item), block.hash, { maxKeys: MAX_LISTED_ENTRIES, tooMany }).catch((error: unknown) => error as Error),
+      listKeys(this.node, itemPrefix(pallet, item), block.hash, { maxKeys: MAX_LISTED_ENTRIES, tooMany }).catch((error: unknown) => error as Error),
     ] as const);
     if (keys instanceof Error) throw keys;
     const { registry } = await this.runtimes.get(read.version, read.hash);

@@ -22,7 +22,7 @@ import type { AnswerAt } from '../runtime/runtimeReads';
 import { readKeysAt } from '../keysAtBlock';
 import type { RuntimeRegistry } from '../runtimes';
 import { listKeys, readKeys } from '../storageBatch';
-import { keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
+import { itemPrefix, keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
 import { constantOf, readValuesAt, type ItemName } from '../storageValues';
 import { ASSET_HUB_BABE, badStakingBlock } from './babeFacts';
 
@@ -71,7 +71,6 @@ const PROGRESS_ITEMS = [
   ['Babe', 'GenesisSlot'],
 ] as const satisfies readonly ItemName[];
 
-const prefixOf = (pallet: string, item: string): Hex => u8aToHex(u8aConcat(xxhashAsU8a(pallet, 128), xxhashAsU8a(item, 128)));
 const big = (codec: Codec | null | undefined): bigint => BigInt(codec?.toString() ?? '0');
 
 export class StakingReads {
@@ -109,7 +108,7 @@ export class StakingReads {
     const needsRelay = newest ? storageItemOf(newest, 'Babe', 'CurrentSlot') === null : relay !== undefined;
     const [atBlock, slashKeys, relayFacts] = await wave([
       readValuesAt(this.node, this.cache, this.runtimes, block, PROGRESS_ITEMS),
-      listKeys(this.node, prefixOf('Staking', 'UnappliedSlashes'), block.hash, {
+      listKeys(this.node, itemPrefix('Staking', 'UnappliedSlashes'), block.hash, {
         maxKeys: MAX_STAKING_ENTRIES,
         tooMany: `More than ${MAX_STAKING_ENTRIES} unapplied slashes: fastcar does not list them in one answer.`,
       }).catch((error: unknown) => error as Error),
@@ -189,7 +188,7 @@ export class StakingReads {
         ['Staking', 'CurrentEra'],
         ['Session', 'Validators'],
       ]),
-      listKeys(this.node, prefixOf('Staking', 'Validators'), block.hash, { maxKeys: MAX_STAKING_ENTRIES, tooMany }).catch((error: unknown) => error as Error),
+      listKeys(this.node, itemPrefix('Staking', 'Validators'), block.hash, { maxKeys: MAX_STAKING_ENTRIES, tooMany }).catch((error: unknown) => error as Error),
     ] as const);
     const { read, runtime, values } = atBlock;
     const { registry } = runtime;
