@@ -11,6 +11,8 @@
 //     RpcError                the node answered with a JSON-RPC error (code, message, data)
 //       NodeRpcError          the same as the node client hands it on (message `code: message: data`)
 
+import { RpcCode } from './rpcCodes';
+
 /** The call got no result from the node. */
 export class NodeError extends Error {}
 
@@ -63,4 +65,13 @@ export class NodeRpcError extends RpcError {
   constructor(reply: RpcError) {
     super(reply.code, reply.detail, reply.data);
   }
+}
+
+/**
+ * The node cannot answer this method at all: it does not serve the RPC (-32601), or the
+ * runtime it asks on the call's behalf exports no such function (a node's payment RPC
+ * over a runtime older than the payment API: "Exported method … is not found").
+ */
+export function isMissingMethod(error: unknown): boolean {
+  return error instanceof RpcError && (error.code === RpcCode.methodNotFound || /Exported method \S+ is not found/.test(error.message));
 }

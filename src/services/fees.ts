@@ -9,7 +9,8 @@ import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, u8aToHex, u8aConcat } from '@polkadot/util';
 import type { FeeDetails, RuntimeDispatchInfo } from '@polkadot/types/interfaces';
 
-import { NodeRpcError, NodeTimeoutError, NodeUnavailableError, type Hex, type NodeClient } from '../rpc/nodeClient';
+import { NodeTimeoutError, NodeUnavailableError, type Hex, type NodeClient } from '../rpc/nodeClient';
+import { isMissingMethod } from '../rpc/nodeErrors';
 import { wave } from '../rpc/requestStats';
 import type { ExtrinsicFacts, SidecarExtrinsic } from './blocks/blockShape';
 import { feeRulesFor, type FeeDetailsKnowledge } from './feeRules';
@@ -72,7 +73,7 @@ export async function resolveFees(extrinsics: SidecarExtrinsic[], facts: Extrins
     answers = await wave(queries);
   } catch (error) {
     // A runtime without the API on a node without the fee RPC: nowhere to ask, said per extrinsic as sidecar does.
-    if (context.hasTransactionPaymentApi || !(error instanceof NodeRpcError) || !/-32601|not found/i.test(error.message)) throw error;
+    if (context.hasTransactionPaymentApi || !isMissingMethod(error)) throw error;
     for (const index of pending) extrinsics[index].info = { error: 'Rpc method payment::queryInfo is not available' };
     return;
   }
