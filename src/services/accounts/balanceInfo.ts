@@ -23,7 +23,7 @@ import { readResolvedAt, type AtBlock } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { AnswerAt } from '../runtime/runtimeReads';
 import type { RuntimeRegistry } from '../runtimes';
-import { entriesApart, entriesTogether, entryOf, type StoredEntries } from './storageEntries';
+import { entriesApart, entriesTogether, entryOf, type StoredEntries } from '../storageBatch';
 import { balanceKeys, balanceLayoutOf, readStored, type BalanceLayout } from './balanceStorage';
 import { denominate } from './denomination';
 

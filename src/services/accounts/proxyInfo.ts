@@ -13,7 +13,7 @@ import type { BlockIds } from '../blockIds';
 import type { AnswerAt } from '../runtime/runtimeReads';
 import type { RuntimeRegistry } from '../runtimes';
 import { accountMapKey, checkAccountBytes, mapLayoutOf, PROXIES_MAP, readMapValue } from './accountMaps';
-import { entriesApart, entriesTogether, entryOf } from './storageEntries';
+import { entriesApart, entriesTogether, entryOf } from '../storageBatch';
 
 export interface AccountQuery {
   /** The account's bytes, and whether the client gave them as a 20-byte Ethereum address. */

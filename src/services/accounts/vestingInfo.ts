@@ -21,7 +21,7 @@ import type { AnswerAt } from '../runtime/runtimeReads';
 import type { RuntimeRegistry } from '../runtimes';
 import { accountMapKey, checkAccountBytes, LOCKS_MAP, mapLayoutOf, readMapValue, valueKey, VESTING_MAP } from './accountMaps';
 import type { AccountQuery } from './proxyInfo';
-import { entriesApart, entriesTogether, entryOf } from './storageEntries';
+import { entriesApart, entriesTogether, entryOf } from '../storageBatch';
 import { vestingClock, vestingTotals, type Schedule } from './vestingSchedule';
 
 export interface VestingQuery extends AccountQuery {
