@@ -7,7 +7,6 @@ import cluster from 'node:cluster';
 import { ConfigError, HELP, loadConfig, type Config } from './config';
 import { createLogger, urlForLogs, type Logger } from './logger';
 import { missingNodeFlags } from './nodeFlags';
-import { startFastcar } from './server';
 
 interface Nodes {
   nodeUrl: string;
@@ -111,6 +110,7 @@ async function main(): Promise<void> {
     logger.flush();
   }
   if (cluster.isWorker) {
+    const { startFastcar } = await import('./server');
     const fastcar = await startFastcar({ ...config, nodeUrl: config.nodeUrl as string }, logger);
     onSignal(() => fastcar.close());
     process.send?.('ready');
@@ -119,6 +119,8 @@ async function main(): Promise<void> {
   const nodes = await startDevnetIfNeeded(config, logger);
   const { nodeUrl, relayUrl, stop: stopDevnet } = nodes;
   if (config.workers > 1) return runPrimary(config, logger, nodes);
+  // Loaded where it runs, not at the top: a proxy's process, or a cluster's primary, never holds the REST server's modules.
+  const { startFastcar } = await import('./server');
   const fastcar = await startFastcar({ ...config, nodeUrl, relayUrl }, logger);
   onSignal(async () => {
     await fastcar.close();

@@ -41,7 +41,7 @@ import { TRANSACTION_FAMILY } from './controllers/transaction/routes';
 import { urlForLogs, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
-import { NodeClient, NodeUnavailableError } from './rpc/nodeClient';
+import { NodeClient, NodeTimeoutError, NodeUnavailableError, type Hex } from './rpc/nodeClient';
 import { decodeCounters } from './services/blocks/bodyDecoding';
 import { chainServices, type ChainServices } from './services/chain';
 import { FinalizedHead } from './services/finalizedHead';
@@ -78,6 +78,9 @@ const HEALTH_MAX_AGE_MS = 1000;
 
 /** How long a start waits for the relay chain's node before serving without it. */
 const RELAY_GRACE_MS = 10_000;
+/** While the node cannot be reached at start: how often it is asked again, and how often that is said. */
+const NODE_RETRY_MS = 1_000;
+const NODE_WAIT_LOG_MS = 10_000;
 
 /** The format of what the cache keeps, in its keys: bumped when an entry's layout changes. */
 const CACHE_FORMAT = 2;
@@ -121,11 +124,32 @@ function nodeClientFor(url: string, config: Config, metrics: Metrics): NodeClien
 }
 
 /** The services over a node, once it is connected. */
+/**
+ * The chain's genesis hash, once the node answers: a node not up yet (started after us, or
+ * away) is waited for, asked again every second and said so every ten, with the process
+ * held open meanwhile (the transports' reconnect timers do not hold it).
+ */
+async function genesisWhenReachable(node: NodeClient, url: string, logger: Logger): Promise<Hex | null> {
+  const waiting = setInterval(() => logger.warn({ node: urlForLogs(url) }, 'the node cannot be reached yet; still trying'), NODE_WAIT_LOG_MS);
+  try {
+    await node.ready();
+    for (;;) {
+      try {
+        return await node.getBlockHash(0);
+      } catch (error) {
+        if (!(error instanceof NodeUnavailableError || error instanceof NodeTimeoutError)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, NODE_RETRY_MS));
+      }
+    }
+  } finally {
+    clearInterval(waiting);
+  }
+}
+
 async function connectChain(node: NodeClient, url: string, config: Config, cacheMaxBytes: number, logger: Logger): Promise<Chain> {
-  await node.ready();
   // Keys carry the chain's genesis hash (instances of different chains may share one
   // Redis) and the entries' format (instances that write another one never read these).
-  const genesis = await node.getBlockHash(0);
+  const genesis = await genesisWhenReachable(node, url, logger);
   if (!genesis) throw new Error(`the node at ${url} has no block 0`);
   const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
   const cache = new TieredCache(cacheMaxBytes, redis);

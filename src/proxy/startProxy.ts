@@ -23,7 +23,9 @@ export async function startProxy(
     maxFollowsPerConnection: config.maxFollowsPerUpstreamConnection,
   };
   const pool = new UpstreamPool(config.upstreams, poolOptions);
-  await pool.start();
+  if (!(await pool.start())) {
+    logger.warn({ upstreams: config.upstreams.map(urlForLogs) }, 'no upstream can be reached yet: calls are answered -32090 until one opens');
+  }
   const proxy = new RpcProxy(pool, { ...config, methods: { allow: config.allowMethods, deny: config.denyMethods } }, logger);
   const address = await proxy.listen();
   logger.info({ address, upstreams: config.upstreams.map(urlForLogs) }, 'proxy listening');

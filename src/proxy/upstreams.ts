@@ -37,6 +37,8 @@ export function giveUpAfter(timeoutMs: number): number {
 
 /** A node backed off after failures in a row waits this long at most. */
 const MAX_NODE_BACKOFF_MS = 10_000;
+/** How long the proxy waits at start for a first upstream to open before it serves without one. */
+const START_GRACE_MS = 5_000;
 
 /** jsonrpsee's "server is busy" and "too many subscriptions", Subway's limits, HTTP's 429. */
 const OVERLOADED = new Set([-32009, -32097, -32098, 429]);
@@ -428,11 +430,24 @@ export class UpstreamPool {
     });
   }
 
-  async start(): Promise<void> {
-    await Promise.race(this.upstreams.map((upstream) => upstream.ready));
+  /**
+   * Waits for the first upstream to open, at most `graceMs`: a proxy started before its
+   * nodes serves at once (answering that no upstream can, until one opens) rather than
+   * waiting on connections whose retries do not hold the process open.
+   */
+  async start(graceMs = START_GRACE_MS): Promise<boolean> {
+    let grace: NodeJS.Timeout | undefined;
+    const opened = await Promise.race([
+      Promise.race(this.upstreams.map((upstream) => upstream.ready)).then(() => true),
+      new Promise<boolean>((resolve) => {
+        grace = setTimeout(() => resolve(false), graceMs);
+      }),
+    ]);
+    clearTimeout(grace);
     await this.checkHealth();
     this.timer = setInterval(() => void this.checkHealth(), this.options.healthIntervalMs);
     this.timer.unref();
+    return opened;
   }
 
   private async checkHealth(): Promise<void> {
