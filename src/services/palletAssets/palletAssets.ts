@@ -29,7 +29,6 @@ const INFO_FIELDS = {
   PoolAssets: { info: 'poolAssetInfo', metadata: 'poolAssetMetaData', missing: 'pool assets pallet' },
 } as const;
 
-
 export class PalletAssets {
   constructor(
     private readonly node: NodeClient,
