@@ -48,6 +48,9 @@ export async function fetchVersion(node: NodeClient, cache: TieredCache, hash: H
   return version;
 }
 
+/** The `at` of an answer read at `read`: its hash and height (as sidecar writes it, a decimal string). */
+export const atJson = (read: Pick<ReadAt, 'hash' | 'number'>) => ({ hash: read.hash, height: String(read.number) });
+
 export async function readAt(node: NodeClient, ids: BlockIds, cache: TieredCache, at: AtBlock): Promise<ReadAt> {
   return readResolvedAt(node, cache, await ids.at(at));
 }

@@ -15,7 +15,7 @@ import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readResolvedAt, type AtBlock, type ReadAt, type ResolvedAt } from '../blockAt';
+import { atJson, readResolvedAt, type AtBlock, type ReadAt, type ResolvedAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { AnswerAt } from '../runtime/runtimeReads';
 import type { Runtime, RuntimeRegistry } from '../runtimes';
@@ -162,8 +162,6 @@ function balancesAnswer(read: ReadAt, registry: TypeRegistry, layout: AssetLayou
   const body = { at: atJson(read), [names.list]: kept };
   return { json: JSON.stringify(toSidecarJson(body)), hash: read.hash, final: read.final };
 }
-
-const atJson = (read: ReadAt) => ({ hash: read.hash, height: String(read.number) });
 
 /** Each pallet's map of assets: twox128(pallet) ++ twox128("Asset"), fixed by the names. */
 const ASSET_MAP_PREFIXES = Object.fromEntries(

@@ -14,8 +14,10 @@ export const optional = (value: Codec | undefined | null): Codec | null => {
   return option.isSome ? option.unwrap() : null;
 };
 
-const numberOf = (value: Codec | undefined | null): bigint => BigInt(value ? value.toString() : 0);
-const fieldOf = (record: Struct, name: string): Codec | undefined => record.get(name);
+export const numberOf = (value: Codec | undefined | null): bigint => BigInt(value ? value.toString() : 0);
+export const fieldOf = (record: Codec | null, name: string): Codec | undefined => (record as Struct | null)?.get(name);
+/** A schedule's items (none for nothing stored). */
+export const itemsOf = (schedule: Codec | null): Struct[] => (schedule ? [...(schedule as unknown as Struct[])] : []);
 
 /** The task an assignment names: a para id, the instantaneous pool, or an idle core. */
 function taskOf(assignment: Assignment | undefined, other: string): string {

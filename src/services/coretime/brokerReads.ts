@@ -11,7 +11,7 @@ import { toSidecarJson } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readResolvedAt, type ReadAt, type ResolvedAt } from '../blockAt';
+import { atJson, readResolvedAt, type ReadAt, type ResolvedAt } from '../blockAt';
 import type { AnswerAt } from '../runtime/runtimeReads';
 import type { RuntimeRegistry } from '../runtimes';
 import { listKeys, readKeys } from '../storageBatch';
@@ -20,7 +20,10 @@ import { constantOf, type ItemName } from '../storageValues';
 import {
   byCore,
   corePriceAt,
+  fieldOf,
+  itemsOf,
   leaseJson,
+  numberOf,
   optional,
   regionJson,
   renewalJson,
@@ -59,12 +62,8 @@ interface Gathered {
   maps: MapEntry[][];
 }
 
-const numberOf = (value: Codec | null | undefined): bigint => BigInt(value ? value.toString() : 0);
-const fieldOf = (record: Codec | null, name: string): Codec | undefined => (record as Struct | null)?.get(name);
-const itemsOf = (schedule: Codec | null): Struct[] => (schedule ? [...(schedule as unknown as Struct[])] : []);
-
 const answer = (read: ReadAt, body: Record<string, unknown>): AnswerAt => ({
-  json: JSON.stringify(toSidecarJson({ at: { hash: read.hash, height: String(read.number) }, ...body })),
+  json: JSON.stringify(toSidecarJson({ at: atJson(read), ...body })),
   hash: read.hash,
   final: read.final,
 });

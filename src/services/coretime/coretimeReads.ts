@@ -7,22 +7,21 @@
 // resolved, beside the block's version: the descriptors, and the para-keyed maps listed.
 import type { TypeRegistry } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
-import { hexToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
-import { xxhashAsU8a } from '@polkadot/util-crypto';
+import { hexToU8a, u8aToHex } from '@polkadot/util';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readResolvedAt, type AtBlock, type ReadAt, type ResolvedAt } from '../blockAt';
+import { atJson, readResolvedAt, type AtBlock, type ResolvedAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import { readKeysAt } from '../keysAtBlock';
 import type { AnswerAt } from '../runtime/runtimeReads';
 import type { RuntimeRegistry } from '../runtimes';
 import { listKeys, readKeys } from '../storageBatch';
 import { constantOf } from '../storageValues';
-import { keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
+import { itemPrefix, keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
 import { BrokerReads, hasBroker } from './brokerReads';
 
 /** The most entries one answer lists of a map (paras, core schedules). */
@@ -32,7 +31,7 @@ const ASSIGNER_PALLETS = ['CoretimeAssignmentProvider', 'ParaScheduler'] as cons
 
 type Struct = Codec & { get(name: string): (Codec & { isSome?: boolean; unwrap?(): Codec }) | undefined };
 
-const storageVersionKey = (pallet: string): Hex => u8aToHex(u8aConcat(xxhashAsU8a(pallet, 128), xxhashAsU8a(':__STORAGE_VERSION__:', 128)));
+const storageVersionKey = (pallet: string): Hex => itemPrefix(pallet, ':__STORAGE_VERSION__:');
 const hexOf = (bytes: Uint8Array): Hex => u8aToHex(bytes);
 const optional = (value: (Codec & { isSome?: boolean; unwrap?(): Codec }) | undefined) => (value?.isSome && value.unwrap ? value.unwrap() : null);
 
@@ -99,7 +98,7 @@ export class CoretimeReads {
     // Given as bytes: a hex string would be read as a big-endian number.
     const version = registry.createType('u16', values[0] ? hexToU8a(values[0]) : new Uint8Array(2));
     const body = {
-      at: atOf(read),
+      at: atJson(read),
       brokerId: constantOf(registry, 'Coretime', 'BrokerId') ?? null,
       palletVersion: version,
       maxHistoricalRevenue: constantOf(registry, 'OnDemandAssignmentProvider', 'MaxHistoricalRevenue') ?? null,
@@ -156,7 +155,7 @@ export class CoretimeReads {
       return [{ paraId, type: lifecycle ? lifecycle.toString() : null, info: core.info }];
     });
     const coreSchedules = scheduleKeys.map((key, i) => [key, layout.schedules ? readValue(registry, layout.schedules, scheduleValues[i] ?? null) : null]);
-    const body = { at: atOf(read), cores, coreSchedules };
+    const body = { at: atJson(read), cores, coreSchedules };
     return { json: JSON.stringify(toSidecarJson(body)), hash: read.hash, final: read.final };
   }
 
@@ -208,5 +207,3 @@ function descriptorsOf(registry: TypeRegistry, map: StorageMap, plain: Hex | nul
   const all = readValue(registry, map, plain) as (Codec & Map<Codec, Struct>) | null;
   return all ? [...all.values()].map(descriptorJson) : [];
 }
-
-const atOf = (read: ReadAt) => ({ hash: read.hash, height: String(read.number) });

@@ -12,7 +12,7 @@ import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import { assetLayoutOf, type AssetLayout } from '../accounts/assetStorage';
-import { readResolvedAt, type AtBlock, type ReadAt } from '../blockAt';
+import { atJson, readResolvedAt, type AtBlock, type ReadAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import { readKeysAt } from '../keysAtBlock';
 import type { AnswerAt } from '../runtime/runtimeReads';
@@ -146,8 +146,6 @@ function encodeKeyPart(registry: TypeRegistry, map: StorageMap, id: number): Uin
     throw badRequest(`Asset id ${id} is not an asset id of this chain: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
-
-const atJson = (read: ReadAt) => ({ hash: read.hash, height: String(read.number) });
 
 function answer(read: ReadAt, body: Record<string, unknown>): AnswerAt {
   return { json: JSON.stringify(toSidecarJson(body)), hash: read.hash, final: read.final };

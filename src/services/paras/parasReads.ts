@@ -14,7 +14,7 @@ import { wave } from '../../rpc/requestStats';
 import { bytesOfHex } from '../../decode/hex';
 import { decodeEvents } from '../blocks/bodyDecoding';
 import { SYSTEM_EVENTS_KEY } from '../storage';
-import { readResolvedAt, type AtBlock, type ReadAt } from '../blockAt';
+import { atJson, readResolvedAt, type AtBlock, type ReadAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import { readKeysAt } from '../keysAtBlock';
 import type { AnswerAt } from '../runtime/runtimeReads';
@@ -50,10 +50,8 @@ function itemOf(registry: TypeRegistry, [pallet, item]: Item): StorageMap {
 /** The SCALE bytes of a para id as the map's key type holds it (a u32 on every runtime so far). */
 const paraKey = (registry: TypeRegistry, map: StorageMap, paraId: number) => keyOf(map, [registry.createType(map.keyTypes[0] ?? 'u32', paraId).toU8a()]);
 
-const atOf = (read: ReadAt) => ({ hash: read.hash, height: String(read.number) });
-
 const answer = (read: ReadAt, body: Record<string, unknown>): AnswerAt => ({
-  json: JSON.stringify(toSidecarJson({ at: atOf(read), ...body })),
+  json: JSON.stringify(toSidecarJson({ at: atJson(read), ...body })),
   hash: read.hash,
   final: read.final,
 });
@@ -217,7 +215,7 @@ export class ParasReads {
       heads[String(descriptor.paraId)] = { hash: descriptor.paraHead ?? null, ...paraHeaderJson(runtime.registry, headData) };
     }
     // As sidecar spreads them after `at`: JSON puts the numeric para ids first all the same.
-    return { json: JSON.stringify({ at: atOf(read), ...heads }), hash: read.hash, final: read.final };
+    return { json: JSON.stringify({ at: atJson(read), ...heads }), hash: read.hash, final: read.final };
   }
 
   /** `/paras/auctions/current`: the auction at the block (its phase, periods and winning bids), nulls when none runs. */

@@ -89,13 +89,11 @@ export class SharedEraReads {
       });
     }
     const waiting = new Set([signal]);
-    const stillWanted = () => [...waiting].some((one) => !one.aborted);
-    const shared: SharedRead = { waiting, storage: Promise.resolve({ chosen: [], pageKeys: [], pageValues: [], eraValues: [] }) };
-    shared.storage = read(stillWanted).finally(() => {
-      if (this.running.get(key) === shared) this.running.delete(key);
+    const storage: Promise<EraStorage> = read(() => [...waiting].some((one) => !one.aborted)).finally(() => {
+      if (this.running.get(key)?.storage === storage) this.running.delete(key);
     });
-    this.running.set(key, shared);
-    return shared.storage;
+    this.running.set(key, { storage, waiting });
+    return storage;
   }
 }
 

@@ -8,8 +8,6 @@
 // from the block's timestamp and the relay chain's BABE facts, as sidecar works them out.
 import type { TypeRegistry } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
-import { u8aConcat, u8aToHex } from '@polkadot/util';
-import { xxhashAsU8a } from '@polkadot/util-crypto';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
@@ -25,6 +23,7 @@ import { listKeys, readKeys } from '../storageBatch';
 import { itemPrefix, keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
 import { constantOf, readValuesAt, type ItemName } from '../storageValues';
 import { ASSET_HUB_BABE, badStakingBlock } from './babeFacts';
+import { eraPrefix } from './stakingCodecs';
 
 /** The most entries a listed staking map may hold in one answer (validators, slashes). */
 export const MAX_STAKING_ENTRIES = 10_000;
@@ -205,13 +204,13 @@ export class StakingReads {
     if (overview) {
       const era = activeEraInfo ? (activeEraInfo as unknown as { index: Codec }).index : currentEra;
       if (!era) throw new NotAtThisBlockError('No active or current era was found');
-      const eraPrefix = u8aToHex(u8aConcat(overview.prefix, xxhashAsU8a(era.toU8a(), 64), era.toU8a()));
+      const prefix = eraPrefix(registry, overview, Number(era.toString()));
       const [exposed, values] = await wave([
-        listKeys(this.node, eraPrefix, read.hash, { maxKeys: MAX_STAKING_ENTRIES, tooMany }),
+        listKeys(this.node, prefix, read.hash, { maxKeys: MAX_STAKING_ENTRIES, tooMany }),
         readKeys(this.node, keys, read.hash),
       ] as const);
       const accountType = overview.keyTypes[1] ?? 'AccountId';
-      active = new Set(exposed.map((key) => registry.createType(accountType, hexBytes(key).subarray(eraPrefix.length / 2 - 1 + 8)).toString()));
+      active = new Set(exposed.map((key) => registry.createType(accountType, hexBytes(key).subarray(prefix.length / 2 - 1 + 8)).toString()));
       prefs = values;
     } else {
       active = new Set(((sessionValidators ?? []) as Codec[]).map((account) => account.toString()));

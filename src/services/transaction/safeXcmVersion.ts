@@ -5,18 +5,18 @@
 // converts to. The last value read is kept, so the next dry run can send it at once
 // and check it in the same wave.
 import type { TypeRegistry } from '@polkadot/types';
-import { hexToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
-import { xxhashAsU8a } from '@polkadot/util-crypto';
+import { hexToU8a } from '@polkadot/util';
 
 import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
+import { itemPrefix } from '../storageLayout';
 
 const ITEM = 'SafeXcmVersion';
 
 function storageKeyOf(registry: TypeRegistry): Hex | undefined {
   const pallet = registry.metadata.pallets.find((entry) => entry.storage.isSome && entry.storage.unwrap().items.some((item) => item.name.toString() === ITEM));
   if (!pallet) return undefined;
-  return u8aToHex(u8aConcat(xxhashAsU8a(pallet.name.toString(), 128), xxhashAsU8a(ITEM, 128)));
+  return itemPrefix(pallet.name.toString(), ITEM);
 }
 
 export class SafeXcmVersions {
