@@ -17,8 +17,9 @@ import { newRequestStats } from '../src/rpc/requestStats';
 import { StorageQueries } from '../src/rpc/storageQueries';
 import { balanceKeys } from '../src/services/accounts/balanceStorage';
 import { startDevnet } from './support/devnet';
+import { askBoth } from './support/sidecarCompare';
 import { startRefusingNode, type RefusingNode } from './support/refusingNode';
-import { getJson, getReferenceJson } from '../harness/http';
+import { getJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
 import { startFastcarOn } from '../harness/fastcar';
 import { RELAY_BLOCK, startRelayBeside, type RelayBeside } from '../harness/relayChain';
@@ -54,7 +55,7 @@ afterAll(async () => {
 });
 
 async function both(path: string) {
-  const [theirs, ours] = await Promise.all([getReferenceJson(sidecar.url + path), getJson(fastcar.url + path)]);
+  const { theirs, ours } = await askBoth(sidecar.url, fastcar.url, path);
   return { theirs, ours };
 }
 

@@ -11,7 +11,7 @@ import { cryptoWaitReady, xxhashAsHex } from '@polkadot/util-crypto';
 
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
-import { getJson, getReferenceJson } from '../harness/http';
+import { getJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
 import { startSidecar, type Peer } from '../harness/processes';
 import { RELAY_BLOCK, startRelayBeside, type RelayBeside } from '../harness/relayChain';
@@ -19,6 +19,7 @@ import type { Fastcar } from '../src/server';
 import { NodeClient } from '../src/rpc/nodeClient';
 import { listKeys } from '../src/services/storageBatch';
 import { startDevnet } from './support/devnet';
+import { askBoth } from './support/sidecarCompare';
 import { startRefusingNode, type RefusingNode } from './support/refusingNode';
 
 let devnet: Devnet;
@@ -41,7 +42,7 @@ afterAll(async () => {
 });
 
 async function both(path: string) {
-  const [theirs, ours] = await Promise.all([getReferenceJson(sidecar.url + path), getJson(fastcar.url + path)]);
+  const { theirs, ours } = await askBoth(sidecar.url, fastcar.url, path);
   return { theirs, ours };
 }
 

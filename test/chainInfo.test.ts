@@ -8,6 +8,7 @@ import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
+import { askBoth } from './support/sidecarCompare';
 import { getJson, getReferenceJson } from '../harness/http';
 import { startProxyProcess, startSidecar, type Peer } from '../harness/processes';
 import { startFastcarOn } from '../harness/fastcar';
@@ -28,7 +29,7 @@ afterAll(async () => {
 });
 
 async function both(path: string) {
-  const [theirs, ours] = await Promise.all([getReferenceJson(sidecar.url + path), getJson(fastcar.url + path)]);
+  const { theirs, ours } = await askBoth(sidecar.url, fastcar.url, path);
   return { theirs, ours };
 }
 

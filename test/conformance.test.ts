@@ -4,7 +4,7 @@ import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
-import { getJson, getReferenceJson } from '../harness/http';
+import { askBoth } from './support/sidecarCompare';
 import { startSidecar, type Peer } from '../harness/processes';
 import { startFastcarOn } from '../harness/fastcar';
 
@@ -34,7 +34,7 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
 }
 
 async function compare(path: string): Promise<unknown> {
-  const [theirs, ours] = await Promise.all([getReferenceJson(sidecar.url + path), getJson(fastcar.url + path)]);
+  const { theirs, ours } = await askBoth(sidecar.url, fastcar.url, path);
   expect({ path, status: ours.status }).toEqual({ path, status: theirs.status });
   expect(ours.body).toEqual(theirs.body);
   return ours.body;
@@ -96,7 +96,7 @@ it('agrees with sidecar on the status and message of requests both reject', asyn
     '/blocks/1/extrinsics/999',
     '/blocks/head?finalized=maybe',
   ]) {
-    const [theirs, ours] = await Promise.all([getReferenceJson(sidecar.url + path), getJson(fastcar.url + path)]);
+    const { theirs, ours } = await askBoth(sidecar.url, fastcar.url, path);
     expect({ path, status: ours.status }).toEqual({ path, status: theirs.status });
     expect((ours.body as { message: string }).message).toBe((theirs.body as { message: string }).message);
   }

@@ -14,12 +14,13 @@ import type { Devnet } from '../devnet/chain';
 import { startRelayDevnet, type RelayDevnet } from '../devnet/relayChain';
 import type { SeedManifest } from '../devnet/seed';
 import { startFastcarOn } from '../harness/fastcar';
-import { getJson, getReferenceJson } from '../harness/http';
+import { getJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
 import { RELAY_BLOCK, startRelayBeside, type RelayBeside } from '../harness/relayChain';
 import { openApiDocument } from '../src/controllers/families';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
+import { askBoth } from './support/sidecarCompare';
 
 let devnet: Devnet;
 let manifest: SeedManifest;
@@ -72,7 +73,7 @@ const relayChain = () => chains[1]!;
 
 /** Both answers; sidecar's errors without the stack and log level it adds (fastcar's never have them). */
 async function both(path: string) {
-  const [theirs, ours] = await Promise.all([getReferenceJson(sidecar.url + path), getJson(fastcar.url + path)]);
+  const { theirs, ours } = await askBoth(sidecar.url, fastcar.url, path);
   const { stack: _stack, level: _level, ...body } = theirs.body as Record<string, unknown>;
   expect((ours.body as { stack?: string }).stack).toBeUndefined();
   return { theirs: { ...theirs, body: Array.isArray(theirs.body) ? theirs.body : body }, ours };

@@ -15,10 +15,11 @@ import { cryptoWaitReady } from '@polkadot/util-crypto';
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import { startFastcarOn } from '../harness/fastcar';
-import { getJson, getReferenceJson } from '../harness/http';
+import { getJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
+import { askBoth } from './support/sidecarCompare';
 
 let devnet: Devnet;
 let manifest: SeedManifest;
@@ -42,7 +43,7 @@ afterAll(async () => {
 });
 
 async function both(path: string) {
-  const [theirs, ours] = await Promise.all([getReferenceJson(sidecar.url + path), getJson(fastcar.url + path)]);
+  const { theirs, ours } = await askBoth(sidecar.url, fastcar.url, path);
   return { theirs, ours };
 }
 

@@ -1,0 +1,358 @@
+// A real Substrate node beside the chopsticks devnet: polkadot-omni-node (from crates.io, through
+// scripts/ensure-node.sh) running the devnet's own committed runtime in dev mode, with archive
+// pruning, its RPC server on one port for WebSocket and HTTP. It builds and finalizes a block
+// every `blockTimeMs` by itself; its seeded history is made once per machine (devnet/seed.ts's
+// extrinsics, sent through the node's transaction pool) and served from a copy.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { Devnet } from './chain';
+import { DevnetSetupError, loadRuntime } from './genesis';
+import { DEVNET_DIR, RUNTIME_PATH } from './paths';
+import { seedChain, type SeedManifest } from './seed';
+import { seedVersion } from './seedVersion';
+
+export const OMNI_NODE_VERSION = '0.24.0';
+/** One block a second, each finalized as it is built: the node's `--dev-block-time`. */
+export const REAL_BLOCK_TIME_MS = 1000;
+
+/** Where builds, specs and the seeded chain are kept between runs: outside the repository. */
+export const REAL_NODE_CACHE = join(process.env.FASTCAR_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'fastcar'), 'realnode');
+
+/**
+ * The node's binary, or undefined with the one line saying how to get it
+ * (scripts/ensure-node.sh: FASTCAR_OMNI_NODE, ../shared/nodes, or a build in the cache).
+ */
+export function findNodeBinary(): { binary?: string; missing?: string } {
+  const script = join(DEVNET_DIR, '..', 'scripts', 'ensure-node.sh');
+  try {
+    const binary = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    return { binary };
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    return { missing: stderr || `ensure-node.sh failed: ${(error as Error).message}` };
+  }
+}
+
+/** The binary, or a setup error naming what is missing. */
+export function nodeBinary(): string {
+  const { binary, missing } = findNodeBinary();
+  if (!binary) throw new DevnetSetupError(missing ?? 'no polkadot-omni-node');
+  return binary;
+}
+
+/**
+ * The chain spec, made by the node's own chain-spec-builder from the committed wasm: the
+ * runtime's `development` preset without `staking.devStakers` (26,000 generated stakers; the
+ * chopsticks devnet leaves them out too), WND with 12 decimals on ss58 42, para 1000 of westend.
+ */
+export function realChainSpec(binary: string): string {
+  const { sha256 } = loadRuntime();
+  const path = join(REAL_NODE_CACHE, `spec-${sha256.slice(0, 16)}.json`);
+  if (existsSync(path)) return path;
+  mkdirSync(REAL_NODE_CACHE, { recursive: true });
+  const work = mkdtempSync(join(REAL_NODE_CACHE, 'spec-'));
+  try {
+    const preset = execFileSync(binary, ['chain-spec-builder', 'display-preset', '-r', RUNTIME_PATH, '-p', 'development'], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Removed from the text, not parsed and written again: JSON.parse would turn the preset's
+    // 10^18 balances into floats, which the builder refuses.
+    const patch = preset.replace(/"devStakers":\s*\[[^\]]*\],?/, '').replace(/,(\s*})/g, '$1');
+    if (patch.includes('devStakers')) throw new DevnetSetupError('the development preset names devStakers in a shape this script does not know');
+    writeFileSync(join(work, 'patch.json'), patch);
+    const specPath = join(work, 'spec.json');
+    execFileSync(
+      binary,
+      [
+        'chain-spec-builder',
+        '-c',
+        specPath,
+        'create',
+        '--relay-chain',
+        'westend',
+        '--para-id',
+        '1000',
+        '--properties',
+        'tokenSymbol=WND,tokenDecimals=12,ss58Format=42',
+        '-s',
+        '-r',
+        RUNTIME_PATH,
+        'patch',
+        join(work, 'patch.json'),
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    renameSync(specPath, path);
+    return path;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+export interface RealNodeOptions {
+  binary: string;
+  spec: string;
+  basePath: string;
+  rpcPort: number;
+  blockTimeMs?: number;
+  /** More flags for the node: its RPC server's limits, as a test or an operator sets them. */
+  args?: string[];
+}
+
+export interface RealNode {
+  wsUrl: string;
+  httpUrl: string;
+  port: number;
+  pid: number;
+  child: ChildProcess;
+  /** The node's log so far (its stderr). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+function rpcAnswers(url: string): Promise<boolean> {
+  return nodeCall<unknown>(url, 'chain_getFinalizedHead').then(
+    (head) => typeof head === 'string',
+    () => false,
+  );
+}
+
+/** Starts the node and resolves once its RPC server answers (about 20 s: the runtime is compiled at start). */
+export async function startRealNode(options: RealNodeOptions): Promise<RealNode> {
+  const args = [
+    '--chain',
+    options.spec,
+    '--dev',
+    '--dev-block-time',
+    String(options.blockTimeMs ?? REAL_BLOCK_TIME_MS),
+    '--base-path',
+    options.basePath,
+    '--state-pruning',
+    'archive',
+    '--blocks-pruning',
+    'archive',
+    '--rpc-port',
+    String(options.rpcPort),
+    '--rpc-cors',
+    'all',
+    // Alone on loopback: no peers to find, no port of its own beyond RPC.
+    '--listen-addr',
+    '/ip4/127.0.0.1/tcp/0',
+    '--no-prometheus',
+    '--no-telemetry',
+    '--no-mdns',
+    ...(options.args ?? []),
+  ];
+  const child = spawn(options.binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-64 * 1024);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const httpUrl = `http://127.0.0.1:${options.rpcPort}`;
+  const deadline = Date.now() + 120_000;
+  while (!(await rpcAnswers(httpUrl))) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new DevnetSetupError(`polkadot-omni-node exited (${child.exitCode ?? child.signalCode}) before its RPC answered: ${log.slice(-800)}`);
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new DevnetSetupError(`polkadot-omni-node did not answer on ${httpUrl} within 120 s: ${log.slice(-800)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    wsUrl: `ws://127.0.0.1:${options.rpcPort}`,
+    httpUrl,
+    port: options.rpcPort,
+    pid: child.pid ?? 0,
+    child,
+    log: () => log,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(killer);
+      }
+    },
+  };
+}
+
+/** One JSON-RPC call over the node's HTTP port: all the seeding and the test door need. */
+export async function nodeCall<T>(httpUrl: string, method: string, params: unknown[] = []): Promise<T> {
+  const response = await fetch(httpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const answer = (await response.json()) as { result?: T; error?: { code: number; message: string; data?: unknown } };
+  if (answer.error) throw new Error(`${method}: ${answer.error.message}${answer.error.data ? ` (${JSON.stringify(answer.error.data)})` : ''}`);
+  return answer.result as T;
+}
+
+/** Whether an extrinsic (hex, with its length prefix) is signed: the version byte's top bit. */
+function isSigned(extrinsic: string): boolean {
+  const first = Number.parseInt(extrinsic.slice(2, 4), 16);
+  const prefixBytes = [1, 2, 4, 1 + (first >> 2) + 4][first & 3];
+  return (Number.parseInt(extrinsic.slice(2 + prefixBytes * 2, 4 + prefixBytes * 2), 16) & 0x80) !== 0;
+}
+
+export interface BuiltBlock {
+  number: number;
+  hash: string;
+  extrinsics: Promise<string[]>;
+}
+
+/**
+ * What chopsticks' `chain.newBlock` gives devnet/seed.ts and the tests, on a node that builds
+ * its own blocks. `newBlock({transactions})` sends them to the pool right after a block was
+ * imported (so all are in the pool before the next is proposed) and answers the finalized block
+ * that holds them; `newBlock()` answers the first block since the last one answered that holds
+ * what the pool had at the call, or, with nothing there, a signed extrinsic, or else the next
+ * block built: so a transaction submitted just before, and already built into a block, is found.
+ */
+export function poolFedChain(httpUrl: string, start: { number: number; hash: string }) {
+  let head = start;
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const finalizedNumber = async () =>
+    Number.parseInt((await nodeCall<{ number: string }>(httpUrl, 'chain_getHeader', [await nodeCall<string>(httpUrl, 'chain_getFinalizedHead')])).number, 16);
+  const untilFinalized = async (number: number) => {
+    let finalized = await finalizedNumber();
+    while (finalized < number) {
+      await pause(50);
+      finalized = await finalizedNumber();
+    }
+    return finalized;
+  };
+  const blockAt = async (number: number) => {
+    const hash = await nodeCall<string>(httpUrl, 'chain_getBlockHash', [number]);
+    const block = await nodeCall<{ block: { extrinsics: string[] } }>(httpUrl, 'chain_getBlock', [hash]);
+    return { number, hash, extrinsics: block.block.extrinsics };
+  };
+  return {
+    get head() {
+      return head;
+    },
+    async newBlock(options?: { transactions?: string[] }): Promise<BuiltBlock> {
+      let wanted = options?.transactions ?? [];
+      let from = head.number;
+      const calledAt = await finalizedNumber();
+      if (wanted.length) {
+        from = await untilFinalized(calledAt + 1);
+        await Promise.all(wanted.map((tx) => nodeCall(httpUrl, 'author_submitExtrinsic', [tx])));
+      } else {
+        wanted = await nodeCall<string[]>(httpUrl, 'author_pendingExtrinsics');
+      }
+      for (let number = from + 1; ; number++) {
+        await untilFinalized(number);
+        const block = await blockAt(number);
+        const found = wanted.length ? wanted.some((tx) => block.extrinsics.includes(tx)) : number > calledAt || block.extrinsics.some(isSigned);
+        if (found) {
+          head = { number, hash: block.hash };
+          return { number, hash: block.hash, extrinsics: Promise.resolve(block.extrinsics) };
+        }
+        if (wanted.length && number > Math.max(from, calledAt) + 5)
+          throw new DevnetSetupError(`the node included none of ${wanted.length} extrinsics in 5 blocks`);
+      }
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** The seeded chain on the real node: its database folder and manifest, kept in the cache. */
+interface SeededChain {
+  dbDir: string;
+  manifest: SeedManifest;
+}
+
+function seededChainDir(): string {
+  const { sha256 } = loadRuntime();
+  return join(REAL_NODE_CACHE, `seeded-${OMNI_NODE_VERSION}-${sha256.slice(0, 12)}-${seedVersion() ?? 'packaged'}`);
+}
+
+/** The seeded chain, made the first time (about four minutes: 210 blocks at one a second). */
+export async function ensureSeededRealChain(binary: string, progress?: (line: string) => void): Promise<SeededChain> {
+  const dir = seededChainDir();
+  const manifestPath = join(dir, 'manifest.json');
+  if (existsSync(manifestPath)) return { dbDir: join(dir, 'db'), manifest: JSON.parse(readFileSync(manifestPath, 'utf8')) as SeedManifest };
+  const spec = realChainSpec(binary);
+  const partial = `${dir}.partial-${process.pid}`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial, { recursive: true });
+  const node = await startRealNode({ binary, spec, basePath: join(partial, 'db'), rpcPort: await freePort() });
+  try {
+    const genesis = await nodeCall<string>(node.httpUrl, 'chain_getBlockHash', [0]);
+    const chain = poolFedChain(node.httpUrl, { number: 0, hash: genesis });
+    const stand = { wsUrl: node.wsUrl, httpUrl: node.httpUrl, port: node.port, chain } as unknown as Devnet;
+    const manifest = await seedChain(stand, (done, total, label) => {
+      if (label !== 'empty' || done % 50 === 0) progress?.(`real node seeding: block ${done}/${total} ${label}`);
+    });
+    await node.stop();
+    writeFileSync(join(partial, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(partial, dir);
+    return { dbDir: join(dir, 'db'), manifest };
+  } catch (error) {
+    await node.stop();
+    rmSync(partial, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export interface ServedRealChain {
+  node: RealNode;
+  manifest: SeedManifest;
+  close(): Promise<void>;
+}
+
+/**
+ * The seeded chain on a real node of its own, from a scratch copy of the kept database (a
+ * node writes to its database: every run starts from the same history). `args` adds node flags.
+ */
+export async function serveRealChain(
+  options: { binary?: string; rpcPort?: number; blockTimeMs?: number; args?: string[]; progress?: (line: string) => void } = {},
+): Promise<ServedRealChain> {
+  const binary = options.binary ?? nodeBinary();
+  const seeded = await ensureSeededRealChain(binary, options.progress);
+  const scratch = mkdtempSync(join(tmpdir(), 'fastcar-realnode-'));
+  cpSync(seeded.dbDir, join(scratch, 'db'), { recursive: true });
+  try {
+    const node = await startRealNode({
+      binary,
+      spec: realChainSpec(binary),
+      basePath: join(scratch, 'db'),
+      rpcPort: options.rpcPort ?? (await freePort()),
+      blockTimeMs: options.blockTimeMs,
+      args: options.args,
+    });
+    let closing: Promise<void> | undefined;
+    return {
+      node,
+      manifest: seeded.manifest,
+      close: () => {
+        closing ??= node.stop().then(() => rmSync(scratch, { recursive: true, force: true }));
+        return closing;
+      },
+    };
+  } catch (error) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+}
