@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DevnetSetupError, ensureChainSpec, startDevnet, type Devnet } from './chain';
 import { CODE_KEY, dropRepeatedCode } from './compact';
 import { CHAIN_DB_PATH, CHAIN_DIR, CHAIN_MANIFEST_PATH } from './paths';
+import { REAL_BLOCK_TIME_MS, serveRealChain } from './realNode';
 import { seedChain, type SeedManifest } from './seed';
 import { seedVersion } from './seedVersion';
 
@@ -98,9 +99,21 @@ async function main() {
     return;
   }
   if (command !== 'serve') throw new DevnetSetupError(`unknown command "${command}": use "serve" or "seed"`);
+  if (process.argv.includes('--real')) return serveOnRealNode(started);
   const { devnet, manifest } = await serveStoredChain(devnetPort());
   console.log(`devnet ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${devnet.wsUrl} (HTTP ${devnet.httpUrl}), blocks 0-${manifest.head.number}`);
   const stop = () => void devnet.close().finally(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/** `npm run devnet -- --real`: the same seeded history on a real node (polkadot-omni-node), on DEVNET_PORT. */
+async function serveOnRealNode(started: number) {
+  const served = await serveRealChain({ rpcPort: devnetPort(), progress: (line) => process.stderr.write(`${line}\n`) });
+  console.log(
+    `real node ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${served.node.wsUrl} (HTTP ${served.node.httpUrl}), seeded blocks 0-${served.manifest.head.number}, a new block every ${REAL_BLOCK_TIME_MS / 1000} s`,
+  );
+  const stop = () => void served.close().finally(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

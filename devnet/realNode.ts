@@ -123,7 +123,10 @@ function rpcAnswers(url: string): Promise<boolean> {
   );
 }
 
-/** Starts the node and resolves once its RPC server answers (about 20 s: the runtime is compiled at start). */
+/** The runtime is compiled at every start: about 20 s on a quiet 2-core machine, over a minute on a busy one. */
+const START_TIMEOUT_MS = 300_000;
+
+/** Starts the node and resolves once its RPC server answers. */
 export async function startRealNode(options: RealNodeOptions): Promise<RealNode> {
   const args = [
     '--chain',
@@ -156,14 +159,14 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const httpUrl = `http://127.0.0.1:${options.rpcPort}`;
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(await rpcAnswers(httpUrl))) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new DevnetSetupError(`polkadot-omni-node exited (${child.exitCode ?? child.signalCode}) before its RPC answered: ${log.slice(-800)}`);
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new DevnetSetupError(`polkadot-omni-node did not answer on ${httpUrl} within 120 s: ${log.slice(-800)}`);
+      throw new DevnetSetupError(`polkadot-omni-node did not answer on ${httpUrl} within ${START_TIMEOUT_MS / 1000} s: ${log.slice(-800)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -338,7 +341,7 @@ export async function serveRealChain(
       binary,
       spec: realChainSpec(binary),
       basePath: join(scratch, 'db'),
-      rpcPort: options.rpcPort ?? (await freePort()),
+      rpcPort: options.rpcPort || (await freePort()),
       blockTimeMs: options.blockTimeMs,
       args: options.args,
     });

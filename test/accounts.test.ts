@@ -47,7 +47,7 @@ beforeAll(async () => {
   accounts.fresh = keyring.addFromUri('//fastcar//fresh').address;
   accounts.multisig = encodeAddress(createKeyMulti([accounts.Alice, accounts.Bob, accounts.Charlie], 2), 42);
   accounts.neverSeen = encodeAddress(new Uint8Array(32).fill(7), 42);
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([sidecar?.stop(), fastcar?.close()]);

@@ -34,7 +34,7 @@ beforeAll(async () => {
   await cryptoWaitReady();
   const keyring = new Keyring({ type: 'sr25519', ss58Format: 42 });
   for (const name of ['Alice', 'Bob', 'Charlie', 'Dave', 'Eve']) accounts[name] = keyring.addFromUri(`//${name}`).address;
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([sidecar?.stop(), fastcar?.close()]);

@@ -16,7 +16,7 @@ let fastcar: Fastcar;
 beforeAll(async () => {
   ({ devnet, manifest } = await startDevnet());
   [sidecar, fastcar] = await Promise.all([startSidecar(devnet.wsUrl), startFastcarOn(devnet.wsUrl)]);
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([sidecar?.stop(), fastcar?.close()]);

@@ -29,7 +29,7 @@ beforeAll(async () => {
     startSidecar(devnet.wsUrl, '/runtime/spec', {}, 20),
     startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' }),
   ]);
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([sidecar?.stop(), fastcar?.close(), signer?.close()]);

@@ -22,7 +22,7 @@ const { compare, compareError, both } = sidecarComparison(() => ({ sidecar: side
 beforeAll(async () => {
   ({ devnet, manifest } = await startDevnet());
   [sidecar, fastcar] = await Promise.all([startSidecar(devnet.wsUrl, '/runtime/spec', {}, 20), startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' })]);
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([sidecar?.stop(), fastcar?.close()]);

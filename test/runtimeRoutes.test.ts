@@ -35,7 +35,7 @@ beforeAll(async () => {
     startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' }),
     ApiPromise.create({ provider: new WsProvider(devnet.wsUrl), noInitWarn: true }),
   ]);
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([sidecar?.stop(), fastcar?.close(), api?.disconnect()]);

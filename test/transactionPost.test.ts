@@ -37,7 +37,7 @@ beforeAll(async () => {
     // A short request timeout, so that a body sent too slowly is seen cut within the test.
     startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0', FASTCAR_REQUEST_TIMEOUT_MS: '2000', FASTCAR_HEADERS_TIMEOUT_MS: '1000' }),
   ]);
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([sidecar?.stop(), fastcar?.close(), signer?.close()]);

@@ -178,7 +178,7 @@ beforeAll(async () => {
     startSidecar(devnet.wsUrl, '/runtime/spec', { SAS_SUBSTRATE_MULTI_CHAIN_URL: JSON.stringify([{ url: relay.wsUrl, type: 'relay' }]) }, 20),
     startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0', FASTCAR_RELAY_URL: relay.wsUrl }),
   ]);
-}, 240_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all(readers.map(async (client) => (await client.node(CURRENCY)).disconnect()));
