@@ -29,13 +29,13 @@ import type { ProxyLimits, ProxyRateLimits } from './proxyConfig';
 import { ProxyFront } from './proxyFront';
 import { ProxyMetrics, type RefusedReason } from './proxyMetrics';
 import { RateGate } from './rateGate';
-import { Slots } from '../slots';
+import { AbandonedCallError, Slots } from '../slots';
 import { StickyRoutes, unsubscribeAnswer } from './stickyRoutes';
 import { SubscriptionHub } from './subscriptionHub';
 import { TipAnswers } from './tipAnswers';
 import { registerTipMetrics } from './tipMetrics';
 import { TipTracker } from './tipTracker';
-import { AbandonedCallError, NoUpstreamError, type UpstreamPool } from './upstreams';
+import { NoUpstreamError, type UpstreamPool } from './upstreamPool';
 
 export interface ProxyOptions extends ProxyLimits, ProxyRateLimits {
   host: string;

@@ -8,7 +8,8 @@
 // to a node that has that block.
 import type { Logger } from '../logger';
 import { hashOfHeader } from './resultShapes';
-import type { Upstream, UpstreamPool } from './upstreams';
+import type { UpstreamPool } from './upstreamPool';
+import type { Upstream } from './upstream';
 
 export interface Tip {
   hash: string;
