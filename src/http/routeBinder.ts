@@ -16,7 +16,7 @@ import { Router, type Request, type Response } from 'express';
 import type { Logger } from '../logger';
 import { answerError } from './errorReply';
 import { readJsonBody } from './requestBody';
-import { isStream, respond, sendReply, statsOf, type Account, type Answer, type EventStreamReply, type Reply } from './reply';
+import { isStream, respond, sendReply, statsOf, type CallCounts, type Answer, type EventStreamReply, type Reply } from './reply';
 import type { RequestLog } from './requestLog';
 import type { FamilyHandlers, RouteFamily, RouteHandler, RouteRequest } from './routes';
 
@@ -122,9 +122,9 @@ export class RouteBinder {
       const method = isGet || req.method === 'POST' ? req.method : undefined;
       const kept = isGet && warm ? warm.lookup(url) : undefined;
       if (kept) {
-        const account: Account = { rpcCalls: 0, waves: 0 };
-        sendReply(req, res, kept, account)
-          .then((status) => requestLog.record(req, status, WARM_LABEL, account))
+        const counts: CallCounts = { rpcCalls: 0, waves: 0 };
+        sendReply(req, res, kept, counts)
+          .then((status) => requestLog.record(req, status, WARM_LABEL, counts))
           .catch(() => res.destroy());
         return;
       }

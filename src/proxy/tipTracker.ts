@@ -7,7 +7,7 @@
 // Each upstream's recent heads are remembered, so that a call at the tip goes only
 // to a node that has that block.
 import type { Logger } from '../logger';
-import { hashOfHeader } from './resultShapes';
+import { hashIfHeader } from './resultShapes';
 import type { UpstreamPool } from './upstreamPool';
 import type { Upstream } from './upstream';
 
@@ -87,7 +87,7 @@ export class TipTracker {
   }
 
   private announced(followed: Followed, header: unknown): void {
-    const hash = hashOfHeader(header);
+    const hash = hashIfHeader(header);
     const number = parseInt(String((header as { number?: unknown } | null)?.number), 16);
     if (!hash || !Number.isSafeInteger(number)) return;
     followed.head = { hash, number };
