@@ -7,37 +7,8 @@ import { RedisStore } from './cache/redisStore';
 import { sharedFor } from './cache/sharedFor';
 import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
-import { accountsHandlers } from './controllers/accounts/handlers';
-import { ACCOUNTS_FAMILY } from './controllers/accounts/routes';
-import { palletAssetsHandlers } from './controllers/palletAssets/handlers';
-import { PALLET_ASSETS_FAMILY } from './controllers/palletAssets/routes';
-import { ahmHandlers } from './controllers/ahm/handlers';
-import { AHM_FAMILY } from './controllers/ahm/routes';
-import { referendaHandlers } from './controllers/referenda/handlers';
-import { REFERENDA_FAMILY } from './controllers/referenda/routes';
-import { parasHandlers } from './controllers/paras/handlers';
-import { PARAS_FAMILY } from './controllers/paras/routes';
-import { coretimeHandlers } from './controllers/coretime/handlers';
-import { CORETIME_FAMILY } from './controllers/coretime/routes';
-import { stakingHandlers } from './controllers/staking/handlers';
-import { STAKING_FAMILY } from './controllers/staking/routes';
-import { stakingAccountsHandlers } from './controllers/stakingAccounts/handlers';
-import { STAKING_ACCOUNTS_FAMILY } from './controllers/stakingAccounts/routes';
-import { unservedHandlers } from './controllers/unserved/handlers';
-import { UNSERVED_FAMILY } from './controllers/unserved/routes';
-import { palletsHandlers } from './controllers/pallets/handlers';
-import { PALLETS_FAMILY } from './controllers/pallets/routes';
-import { blockHandlers, type BlockHandlerOptions } from './controllers/blocks/handlers';
-import { BLOCKS_FAMILY } from './controllers/blocks/routes';
-import { openApiDocument, unconfiguredRelayRouter } from './controllers/families';
-import { FOLLOW_FAMILY } from './controllers/follow/routes';
-import { nodeHandlers } from './controllers/node/handlers';
-import { NODE_FAMILY } from './controllers/node/routes';
-import type { ParamOptions } from './controllers/params';
-import { runtimeHandlers } from './controllers/runtime/handlers';
-import { RUNTIME_FAMILY } from './controllers/runtime/routes';
-import { transactionHandlers } from './controllers/transaction/handlers';
-import { TRANSACTION_FAMILY } from './controllers/transaction/routes';
+import type { BlockHandlerOptions } from './controllers/blocks/handlers';
+import { openApiDocument, serveFamilies, unconfiguredRelayRouter } from './controllers/families';
 import { urlForLogs, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { VERSION } from './version';
@@ -209,23 +180,6 @@ function exposeFigures(metrics: Metrics, { cache, node, finalized, leases }: Cha
   metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
 }
 
-/** The families every chain serves (all but following), under `mount`, over the services `servicesOf` gives once they exist. */
-function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainServices, params: ParamOptions, blocks: BlockHandlerOptions): void {
-  routes.add(mount, BLOCKS_FAMILY, () => blockHandlers(servicesOf(), blocks));
-  routes.add(mount, RUNTIME_FAMILY, () => runtimeHandlers(servicesOf(), params));
-  routes.add(mount, NODE_FAMILY, () => nodeHandlers(servicesOf(), params));
-  routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
-  routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, PALLETS_FAMILY, () => palletsHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, STAKING_FAMILY, () => stakingHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, STAKING_ACCOUNTS_FAMILY, () => stakingAccountsHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, AHM_FAMILY, () => ahmHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, REFERENDA_FAMILY, () => referendaHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, PARAS_FAMILY, () => parasHandlers(servicesOf(), params));
-  routes.add(mount, CORETIME_FAMILY, () => coretimeHandlers(servicesOf(), params));
-  routes.add(mount, UNSERVED_FAMILY, unservedHandlers);
-}
-
 /**
  * The per-client limit, counted in Redis when there is one: every replica (and worker)
  * sharing it enforces one limit. Keyed by chain, as the cache is.
@@ -308,12 +262,11 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const requestLog = new RequestLog(logger, metrics);
   // Every route family through one door; polkadot-rest-api's users find the same routes under /v1.
   const routes = new RouteBinder({ requestLog, logger, warm: hot });
-  routes.add('', FOLLOW_FAMILY, following.handlers);
-  serveChain(routes, '', () => services, paramOptions, blockOptions);
-  // Sidecar serves these on Asset Hub only (never under /rc).
-  routes.add('', PALLET_ASSETS_FAMILY, () => palletAssetsHandlers(services, paramOptions, blockOptions.relay));
-  // The relay chain's handlers are made once it is connected (until then its routes answer 503).
-  if (relayNode) serveChain(routes, '/rc', relayServices, paramOptions, { ...paramOptions, relay: 'relay', mount: '/rc' });
+  serveFamilies(routes, {
+    own: { services: () => services, params: paramOptions, blocks: blockOptions, following: following.handlers },
+    // The relay chain's handlers are made once it is connected (until then its routes answer 503).
+    relay: relayNode && { services: relayServices, params: paramOptions, blocks: { ...paramOptions, relay: 'relay', mount: '/rc' } },
+  });
   const unconfiguredRelay = relayNode
     ? []
     : (['/rc', '/v1/rc'] as const).map((prefix): [string, ReturnType<typeof unconfiguredRelayRouter>] => [prefix, unconfiguredRelayRouter()]);
