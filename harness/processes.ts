@@ -126,7 +126,8 @@ const SIDECAR_MAIN = {
   18: () => join(require.resolve('@substrate/api-sidecar/package.json'), '..', 'build', 'src', 'main.js'),
   20: () => {
     const main = join(ROOT, '.cache', 'sidecar20', 'build', 'src', 'main.js');
-    if (!existsSync(main)) throw new Error(`sidecar 20 is not installed at ${main}: run bash scripts/ensure-sidecar20.sh (npm test does)`);
+    if (!existsSync(main))
+      throw new Error(`sidecar 20 is not installed at ${main}: run bash scripts/ensure-sidecar20.sh (npm test and the benches that need it do)`);
     return main;
   },
 };

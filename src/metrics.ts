@@ -5,7 +5,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Counts by name, bumped on the hot path as a plain map entry, read at scrape time. */
-export class Tally {
+export class CountsByName {
   readonly counts: Record<string, number> = Object.create(null) as Record<string, number>;
 
   add(name: string): void {
@@ -80,9 +80,9 @@ export class Metrics {
   readonly registry = new Registry();
   readonly requests = new RequestDurations();
   /** JSON-RPC calls made to the node, by method. */
-  readonly rpcCalls = new Tally();
+  readonly rpcCalls = new CountsByName();
   /** JSON-RPC calls that failed or timed out, by method. */
-  readonly rpcErrors = new Tally();
+  readonly rpcErrors = new CountsByName();
   // Over HTTP(S) (a hosted provider), per upstream host: what a wave of calls cost, and the provider's limits at work.
   readonly rpcHttpRequests = new Counter({
     name: 'fastcar_rpc_http_requests_total',

@@ -7,42 +7,14 @@ import { RedisStore } from './cache/redisStore';
 import { sharedFor } from './cache/sharedFor';
 import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
-import { accountsHandlers } from './controllers/accounts/handlers';
-import { ACCOUNTS_FAMILY } from './controllers/accounts/routes';
-import { palletAssetsHandlers } from './controllers/palletAssets/handlers';
-import { PALLET_ASSETS_FAMILY } from './controllers/palletAssets/routes';
-import { ahmHandlers } from './controllers/ahm/handlers';
-import { AHM_FAMILY } from './controllers/ahm/routes';
-import { referendaHandlers } from './controllers/referenda/handlers';
-import { REFERENDA_FAMILY } from './controllers/referenda/routes';
-import { parasHandlers } from './controllers/paras/handlers';
-import { PARAS_FAMILY } from './controllers/paras/routes';
-import { coretimeHandlers } from './controllers/coretime/handlers';
-import { CORETIME_FAMILY } from './controllers/coretime/routes';
-import { stakingHandlers } from './controllers/staking/handlers';
-import { STAKING_FAMILY } from './controllers/staking/routes';
-import { stakingAccountsHandlers } from './controllers/stakingAccounts/handlers';
-import { STAKING_ACCOUNTS_FAMILY } from './controllers/stakingAccounts/routes';
-import { unservedHandlers } from './controllers/unserved/handlers';
-import { UNSERVED_FAMILY } from './controllers/unserved/routes';
-import { palletsHandlers } from './controllers/pallets/handlers';
-import { PALLETS_FAMILY } from './controllers/pallets/routes';
-import { blockHandlers, type BlockHandlerOptions } from './controllers/blocks/handlers';
-import { BLOCKS_FAMILY } from './controllers/blocks/routes';
-import { openApiDocument, unconfiguredRelayRouter } from './controllers/families';
-import { FOLLOW_FAMILY } from './controllers/follow/routes';
-import { nodeHandlers } from './controllers/node/handlers';
-import { NODE_FAMILY } from './controllers/node/routes';
-import type { ParamOptions } from './controllers/params';
-import { runtimeHandlers } from './controllers/runtime/handlers';
-import { RUNTIME_FAMILY } from './controllers/runtime/routes';
-import { transactionHandlers } from './controllers/transaction/handlers';
-import { TRANSACTION_FAMILY } from './controllers/transaction/routes';
+import type { BlockHandlerOptions } from './controllers/blocks/handlers';
+import { openApiDocument, serveFamilies, unconfiguredRelayRouter } from './controllers/families';
 import { urlForLogs, type Logger } from './logger';
 import { Metrics } from './metrics';
+import { exposeChainFigures } from './chainFigures';
 import { VERSION } from './version';
-import { NodeClient, NodeTimeoutError, NodeUnavailableError, type Hex } from './rpc/nodeClient';
-import { decodeCounters } from './services/blocks/bodyDecoding';
+import { NodeClient, type Hex } from './rpc/nodeClient';
+import { NodeTimeoutError, NodeUnavailableError } from './rpc/nodeErrors';
 import { chainServices, type ChainServices } from './services/chain';
 import { FinalizedHead } from './services/finalizedHead';
 import { RelayLink } from './services/relayLink';
@@ -52,6 +24,7 @@ import { ClientLimits } from './limits/clientLimits';
 import { CounterStore } from './limits/counterStore';
 import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
+import { answerClientErrors } from './http/clientErrors';
 import { listen, timeoutOptions } from './http/listen';
 import { startMetricsServer } from './http/metricsServer';
 import { RequestLog } from './http/requestLog';
@@ -65,13 +38,6 @@ export interface Fastcar {
   server: Server;
   close(): Promise<void>;
 }
-
-type ClientErrorAnswer = [status: number, reason: string, message: string];
-const MALFORMED: ClientErrorAnswer = [400, 'Bad Request', 'Malformed HTTP request.'];
-const CLIENT_ERRORS: Record<string, ClientErrorAnswer> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers or URL too large.'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request did not arrive in time.'],
-};
 
 /** How long one health reading is answered to everyone who asks. */
 const HEALTH_MAX_AGE_MS = 1000;
@@ -123,7 +89,6 @@ function nodeClientFor(url: string, config: Config, metrics: Metrics): NodeClien
   });
 }
 
-/** The services over a node, once it is connected. */
 /**
  * The chain's genesis hash, once the node answers: a node not up yet (started after us, or
  * away) is waited for, asked again every second and said so every ten, with the process
@@ -146,6 +111,7 @@ async function genesisWhenReachable(node: NodeClient, url: string, logger: Logge
   }
 }
 
+/** The services over a node, once it is connected. */
 async function connectChain(node: NodeClient, url: string, config: Config, cacheMaxBytes: number, logger: Logger): Promise<Chain> {
   // Keys carry the chain's genesis hash (instances of different chains may share one
   // Redis) and the entries' format (instances that write another one never read these).
@@ -172,57 +138,6 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
       await node.disconnect().catch(() => undefined);
     },
   };
-}
-
-/** The figures kept by the parts below (the cache, the decoding, the node client, the finalized head), read at scrape time. */
-function exposeFigures(metrics: Metrics, { cache, node, finalized, leases }: Chain): void {
-  if (leases) {
-    metrics.totalsBy(
-      'fastcar_block_builds_leased_total',
-      'Final block answers asked of the fleet since start (led: built here under the lease; awaited: built by another replica; ' +
-        'tookOver: built here after the holder died; redisAway, notShared: built here alone)',
-      'outcome',
-      () => leases.counters,
-    );
-  }
-  metrics.total('fastcar_cache_hits', 'Cache hits since start', () => cache.counters.hits);
-  metrics.total('fastcar_cache_misses', 'Cache misses since start', () => cache.counters.misses);
-  metrics.total('fastcar_cache_redis_hits', 'Hits served by Redis since start', () => cache.counters.redisHits);
-  metrics.total('fastcar_cache_redis_errors', 'Redis errors since start', () => cache.counters.redisErrors);
-  metrics.gauge('fastcar_cache_bytes', 'Bytes held by the in-process cache', () => cache.bytes);
-  metrics.gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
-  metrics.total('fastcar_blocks_decoded_compiled', 'Blocks read by the compiled codecs since start', () => decodeCounters.compiled);
-  metrics.total(
-    'fastcar_blocks_decoded_fallback',
-    'Blocks read by polkadot.js since start (old metadata, or bytes the compiled codecs declined)',
-    () => decodeCounters.fallback,
-  );
-  metrics.total(
-    'fastcar_decode_faults',
-    'Blocks the compiled codecs failed on by an error of their own (read by polkadot.js instead) since start',
-    () => decodeCounters.faults,
-  );
-  metrics.total('fastcar_decode_pauses', 'Times a block decode yielded to other requests since start', () => decodeCounters.pauses);
-  metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
-  metrics.gauge('fastcar_finalized_height', 'The finalized height the node last reported', () => (finalized.known ? finalized.height : -1));
-  metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
-}
-
-/** The families every chain serves (all but following), under `mount`, over the services `servicesOf` gives once they exist. */
-function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainServices, params: ParamOptions, blocks: BlockHandlerOptions): void {
-  routes.add(mount, BLOCKS_FAMILY, () => blockHandlers(servicesOf(), blocks));
-  routes.add(mount, RUNTIME_FAMILY, () => runtimeHandlers(servicesOf(), params));
-  routes.add(mount, NODE_FAMILY, () => nodeHandlers(servicesOf(), params));
-  routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
-  routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, PALLETS_FAMILY, () => palletsHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, STAKING_FAMILY, () => stakingHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, STAKING_ACCOUNTS_FAMILY, () => stakingAccountsHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, AHM_FAMILY, () => ahmHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, REFERENDA_FAMILY, () => referendaHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, PARAS_FAMILY, () => parasHandlers(servicesOf(), params));
-  routes.add(mount, CORETIME_FAMILY, () => coretimeHandlers(servicesOf(), params));
-  routes.add(mount, UNSERVED_FAMILY, unservedHandlers);
 }
 
 /**
@@ -272,7 +187,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     return relayChain.services;
   };
   const { node, finalized, services, redis, cache } = chain;
-  exposeFigures(metrics, chain);
+  exposeChainFigures(metrics, chain);
   services.blocks.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'runtime warm-up failed; the first request will load it'));
 
   // One health reading a second, whoever asks: /health stays cheap when polled hard.
@@ -307,12 +222,11 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const requestLog = new RequestLog(logger, metrics);
   // Every route family through one door; polkadot-rest-api's users find the same routes under /v1.
   const routes = new RouteBinder({ requestLog, logger, warm: hot });
-  routes.add('', FOLLOW_FAMILY, following.handlers);
-  serveChain(routes, '', () => services, paramOptions, blockOptions);
-  // Sidecar serves these on Asset Hub only (never under /rc).
-  routes.add('', PALLET_ASSETS_FAMILY, () => palletAssetsHandlers(services, paramOptions, blockOptions.relay));
-  // The relay chain's handlers are made once it is connected (until then its routes answer 503).
-  if (relayNode) serveChain(routes, '/rc', relayServices, paramOptions, { ...paramOptions, relay: 'relay', mount: '/rc' });
+  serveFamilies(routes, {
+    own: { services: () => services, params: paramOptions, blocks: blockOptions, following: following.handlers },
+    // The relay chain's handlers are made once it is connected (until then its routes answer 503).
+    relay: relayNode && { services: relayServices, params: paramOptions, blocks: { ...paramOptions, relay: 'relay', mount: '/rc' } },
+  });
   const unconfiguredRelay = relayNode
     ? []
     : (['/rc', '/v1/rc'] as const).map((prefix): [string, ReturnType<typeof unconfiguredRelayRouter>] => [prefix, unconfiguredRelayRouter()]);
@@ -330,16 +244,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   // Longer than the usual load balancer idle timeout (60 s), so the balancer closes
   // idle connections first and never sends a request into one we are closing.
   server.keepAliveTimeout = 65_000;
-  // Requests Node rejects before Express sees them (oversized headers or URLs, bad
-  // syntax, too slow) still get a JSON answer.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const [status, reason, message] = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
-    const body = JSON.stringify({ code: status, message });
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
+  answerClientErrors(server);
   const url = await listen(server, config.host, config.port);
   const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, config.metricsHost, config.metricsPort, timeouts);
   logger.info({ url, metrics: metricsServer?.url, node: urlForLogs(config.nodeUrl), redis: Boolean(redis) }, 'fastcar listening');

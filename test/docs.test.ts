@@ -11,7 +11,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import { openStream } from '../harness/sseClient';
-import { openApiDocument, ROUTE_FAMILIES } from '../src/controllers/families';
+import { openApiDocument } from '../src/controllers/families';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
@@ -20,6 +20,7 @@ import { VERSION } from '../src/version';
 import { startFastcarOn } from '../harness/fastcar';
 import { getJson } from '../harness/http';
 import { startDevnet } from './support/devnet';
+import { servedRoutes } from './support/servedRoutes';
 import { devnetSigner } from './support/signer';
 
 const root = join(__dirname, '..');
@@ -49,8 +50,8 @@ describe('the OpenAPI document', () => {
     expect(JSON.parse(readFileSync(join(root, 'openapi.json'), 'utf8'))).toEqual(document); // `npm run openapi` writes it
   });
 
-  it('describes every route the router serves, with its parameters', () => {
-    for (const route of ROUTE_FAMILIES.flatMap((family) => Object.values(family.routes))) {
+  it('describes every route the binder serves, with its parameters', () => {
+    for (const route of servedRoutes().map(({ spec }) => spec)) {
       const path = route.path.replace(/:(\w+)/g, '{$1}');
       const method = route.method === 'POST' ? ('post' as 'get') : 'get';
       const operation = document.paths[path]?.[method] as unknown as { parameters: { name: string; in: string }[] };
@@ -278,7 +279,7 @@ describe('the /docs page, in headless Chromium', () => {
     await page.goto(`${fastcar.url}/docs#/blocks/block`, { waitUntil: 'networkidle0' });
     await page.waitForSelector('.opblock-summary-path');
     const paths = await page.$$eval('.opblock-summary-path', (nodes) => nodes.map((node) => node.getAttribute('data-path')));
-    for (const route of ROUTE_FAMILIES.flatMap((family) => Object.values(family.routes))) expect(paths).toContain(route.path.replace(/:(\w+)/g, '{$1}'));
+    for (const { spec } of servedRoutes()) expect(paths).toContain(spec.path.replace(/:(\w+)/g, '{$1}'));
 
     // Deep-linked: the block operation is open. Try it out with a seeded height.
     const operation = '#operations-blocks-block';

@@ -8,7 +8,7 @@ import { createLogger } from '../src/logger';
 import type { RpcProxy } from '../src/proxy/proxyServer';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
-import type { UpstreamPool } from '../src/proxy/upstreams';
+import type { UpstreamPool } from '../src/proxy/upstreamPool';
 import { startDevnet } from './support/devnet';
 import { getJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';

@@ -7,7 +7,7 @@ import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import type { RpcProxy } from '../src/proxy/proxyServer';
 import { startProxy } from '../src/proxy/startProxy';
-import type { UpstreamPool } from '../src/proxy/upstreams';
+import type { UpstreamPool } from '../src/proxy/upstreamPool';
 import { startDevnet } from './support/devnet';
 
 /** System::Number: the block's own height, so each block answers it differently. */

@@ -23,7 +23,7 @@ const PAGE = `<!doctype html>
 // Renders this server's own document.
 const START = "window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#api', deepLinking: true });\n";
 
-/** Serves `openApi` (the document the route families make: controllers/families.ts) and the page that renders it. */
+/** Serves `openApi` (the document the route families make: FAMILIES in controllers/families.ts) and the page that renders it. */
 export function docsRouter(openApi: Record<string, unknown>): Router {
   const router = Router();
   const document = JSON.stringify(openApi);

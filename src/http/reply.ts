@@ -15,7 +15,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export type CacheFact = 'hit' | 'miss';
 
 /** What a request cost the node, as the answer announces it; the writer notes the cache fact it sent. */
-export type Account = Pick<RequestStats, 'rpcCalls' | 'waves' | 'cache'>;
+export type CallCounts = Pick<RequestStats, 'rpcCalls' | 'waves' | 'cache'>;
 
 export interface Reply {
   /** 200 unless said. */
@@ -70,10 +70,10 @@ function isEventStream(answer: Answer | EventStreamReply): answer is EventStream
   return 'events' in answer;
 }
 
-function accountHeaders(account: Account, cache: CacheFact | undefined, ignoredParams: string | undefined): string[] {
-  const headers = ['X-Rpc-Calls', String(account.rpcCalls), 'X-Rpc-Waves', String(account.waves)];
+function callCountHeaders(counts: CallCounts, cache: CacheFact | undefined, ignoredParams: string | undefined): string[] {
+  const headers = ['X-Rpc-Calls', String(counts.rpcCalls), 'X-Rpc-Waves', String(counts.waves)];
   if (cache) {
-    account.cache = cache;
+    counts.cache = cache;
     headers.push('X-Cache', cache);
   }
   if (ignoredParams) headers.push('X-Ignored-Params', ignoredParams);
@@ -86,9 +86,9 @@ function clientHas(req: IncomingMessage, etag: string): boolean {
 }
 
 /** Writes `reply`; resolves to the status sent. */
-export async function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, account: Account): Promise<number> {
+export async function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, counts: CallCounts): Promise<number> {
   const { etag } = reply;
-  const tail = accountHeaders(account, reply.cache, reply.ignoredParams);
+  const tail = callCountHeaders(counts, reply.cache, reply.ignoredParams);
   if (etag && clientHas(req, etag)) {
     res.writeHead(304, ['Cache-Control', IMMUTABLE, 'ETag', etag, ...tail]).end();
     return 304;
@@ -128,7 +128,7 @@ function drained(stream: Writable, res: ServerResponse): Promise<void> {
  * failure (a node outage) still gets its own status; a failure after that cuts the
  * connection, so no client can take a cut-off array for a whole one.
  */
-async function sendStream(req: IncomingMessage, res: ServerResponse, reply: StreamReply, account: Account): Promise<void> {
+async function sendStream(req: IncomingMessage, res: ServerResponse, reply: StreamReply, counts: CallCounts): Promise<void> {
   const stop = new AbortController();
   res.once('close', () => stop.abort());
   const iterator = reply.items(stop.signal)[Symbol.asyncIterator]();
@@ -137,7 +137,7 @@ async function sendStream(req: IncomingMessage, res: ServerResponse, reply: Stre
   // The counts in the headers leave with the first item; the whole answer's follow it as trailers.
   const headers = ['Content-Type', JSON_TYPE, 'Cache-Control', 'no-store', 'Vary', 'Accept-Encoding', 'Trailer', 'X-Rpc-Calls, X-Rpc-Waves'];
   if (encoding) headers.push('Content-Encoding', encoding);
-  res.writeHead(200, [...headers, ...accountHeaders(account, item.done ? undefined : item.value.cache, reply.ignoredParams)]);
+  res.writeHead(200, [...headers, ...callCountHeaders(counts, item.done ? undefined : item.value.cache, reply.ignoredParams)]);
   let out: Writable = res;
   if (encoding) {
     const compressing = compressor(encoding);
@@ -157,7 +157,7 @@ async function sendStream(req: IncomingMessage, res: ServerResponse, reply: Stre
       item = await iterator.next();
     }
     await write(']');
-    res.addTrailers({ 'X-Rpc-Calls': String(account.rpcCalls), 'X-Rpc-Waves': String(account.waves) });
+    res.addTrailers({ 'X-Rpc-Calls': String(counts.rpcCalls), 'X-Rpc-Waves': String(counts.waves) });
     out.end();
   } catch (error) {
     if (out !== res) out.destroy();
@@ -167,7 +167,7 @@ async function sendStream(req: IncomingMessage, res: ServerResponse, reply: Stre
   }
 }
 
-function sendEventStream(res: ServerResponse, reply: EventStreamReply, account: Account): void {
+function sendEventStream(res: ServerResponse, reply: EventStreamReply, counts: CallCounts): void {
   res.writeHead(200, [
     'Content-Type',
     'text/event-stream; charset=utf-8',
@@ -176,29 +176,29 @@ function sendEventStream(res: ServerResponse, reply: EventStreamReply, account: 
     // nginx (and balancers that follow it) pass the stream on as it comes instead of buffering it.
     'X-Accel-Buffering',
     'no',
-    ...accountHeaders(account, undefined, reply.ignoredParams),
+    ...callCountHeaders(counts, undefined, reply.ignoredParams),
   ]);
   res.socket?.setNoDelay(true);
   reply.events(res);
 }
 
-const ACCOUNT = Symbol('account');
-type Accounted = ServerResponse & { [ACCOUNT]?: RequestStats };
+const STATS = Symbol('requestStats');
+type WithStats = ServerResponse & { [STATS]?: RequestStats };
 
-function accountOf(res: ServerResponse): Account {
-  return (res as Accounted)[ACCOUNT] ?? { rpcCalls: 0, waves: 0 };
+function callCountsOf(res: ServerResponse): CallCounts {
+  return (res as WithStats)[STATS] ?? { rpcCalls: 0, waves: 0 };
 }
 
 /** Where a request's node calls are counted (the app keeps them with its response). */
 export function statsOf(res: ServerResponse): RequestStats {
-  const accounted = res as Accounted;
-  accounted[ACCOUNT] ??= newRequestStats();
-  return accounted[ACCOUNT];
+  const withStats = res as WithStats;
+  withStats[STATS] ??= newRequestStats();
+  return withStats[STATS];
 }
 
-/** Sends an answer to a request the app accounts for. */
+/** Sends an answer to a request whose node calls the app counts. */
 export async function respond(req: IncomingMessage, res: ServerResponse, answer: Answer | EventStreamReply): Promise<void> {
-  if (isStream(answer)) await sendStream(req, res, answer, accountOf(res));
-  else if (isEventStream(answer)) sendEventStream(res, answer, accountOf(res));
-  else await sendReply(req, res, answer, accountOf(res));
+  if (isStream(answer)) await sendStream(req, res, answer, callCountsOf(res));
+  else if (isEventStream(answer)) sendEventStream(res, answer, callCountsOf(res));
+  else await sendReply(req, res, answer, callCountsOf(res));
 }

@@ -16,9 +16,9 @@ import { Router, type Request, type Response } from 'express';
 import type { Logger } from '../logger';
 import { answerError } from './errorReply';
 import { readJsonBody } from './requestBody';
-import { isStream, respond, sendReply, statsOf, type Account, type Answer, type EventStreamReply, type Reply } from './reply';
+import { isStream, respond, sendReply, statsOf, type CallCounts, type Answer, type EventStreamReply, type Reply } from './reply';
 import type { RequestLog } from './requestLog';
-import type { FamilyHandlers, RouteFamily, RouteHandler, RouteRequest } from './routes';
+import type { FamilyHandlers, RouteFamily, RouteHandler, RouteRequest, RouteSpec } from './routes';
 
 /** Finalized answers kept as wire bytes, by the URL that asks for them. */
 export interface WarmAnswers {
@@ -39,6 +39,8 @@ export type HandlersSource = FamilyHandlers | (() => FamilyHandlers);
 interface BoundRoute {
   /** The route's name in logs and metrics: its path as the table writes it. */
   label: string;
+  mount: string;
+  spec: RouteSpec;
   method: 'GET' | 'POST';
   /** The path as a plain request spells it, mount included. */
   pattern: RegExp;
@@ -99,12 +101,17 @@ export class RouteBinder {
     for (const [name, spec] of Object.entries(family.routes)) {
       const handler = () => handlers()[name];
       const method = spec.method ?? 'GET';
-      this.routes.push({ label: spec.path, method, ...compile(mount, spec.path), handler });
+      this.routes.push({ label: spec.path, mount, spec, method, ...compile(mount, spec.path), handler });
       const serve = (req: Request, res: Response) => this.serve(handler, requestOf(req.params, req.query, req, res), req, res, method);
       if (method === 'POST') router.post(spec.path, serve);
       else router.get(spec.path, serve);
     }
     this.mounts.push({ mount, router });
+  }
+
+  /** Every route bound, in the order requests are matched against them (each also served under `/v1`). */
+  served(): { mount: string; spec: RouteSpec }[] {
+    return this.routes.map(({ mount, spec }) => ({ mount, spec }));
   }
 
   /** The families for the Express app, as [prefix, router], in the order they were added, then again under `/v1`. */
@@ -122,9 +129,9 @@ export class RouteBinder {
       const method = isGet || req.method === 'POST' ? req.method : undefined;
       const kept = isGet && warm ? warm.lookup(url) : undefined;
       if (kept) {
-        const account: Account = { rpcCalls: 0, waves: 0 };
-        sendReply(req, res, kept, account)
-          .then((status) => requestLog.record(req, status, WARM_LABEL, account))
+        const counts: CallCounts = { rpcCalls: 0, waves: 0 };
+        sendReply(req, res, kept, counts)
+          .then((status) => requestLog.record(req, status, WARM_LABEL, counts))
           .catch(() => res.destroy());
         return;
       }

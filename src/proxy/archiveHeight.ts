@@ -2,7 +2,7 @@
 // down and that every archive call at or below it give one answer whichever
 // node serves it: so it is the lowest finalized height among the nodes taking
 // calls (as their probes last told), held at the highest answered so far.
-import { NoUpstreamError, type UpstreamPool } from './upstreams';
+import { NoUpstreamError, type UpstreamPool } from './upstreamPool';
 
 export class ArchiveHeight {
   private answered = -1;

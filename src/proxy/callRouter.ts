@@ -10,7 +10,7 @@ import type { ProxyMetrics } from './proxyMetrics';
 import { judge, type Verdict } from './resultShapes';
 import type { Slots } from '../slots';
 import type { TipAnswers, TipCall } from './tipAnswers';
-import { NoUpstreamError, type UpstreamPool } from './upstreams';
+import { NoUpstreamError, type UpstreamPool } from './upstreamPool';
 
 export interface CallRouterLimits {
   cacheMaxBytes: number;

@@ -22,7 +22,8 @@ export interface Client {
   readonly atNodes: Slots;
 }
 
-export interface ClientLimits {
+/** What one client address may hold at once at the proxy (not its rate, which src/limits counts). */
+export interface ClientCaps {
   maxConnectionsPerClient: number;
   /** HTTP requests of one address in progress at once. */
   maxRequestsPerClient: number;
@@ -50,7 +51,7 @@ export class ClientBook {
   private readonly clients = new Map<string, Entry>();
 
   constructor(
-    private readonly limits: ClientLimits,
+    private readonly caps: ClientCaps,
     private readonly newGroup: () => ClientGroup,
     private readonly newSlots: () => Slots,
   ) {}
@@ -81,7 +82,7 @@ export class ClientBook {
   }
 
   private refusal(entry: Entry, holding: Holding): Refusal | undefined {
-    const { maxConnectionsPerClient, maxRequestsPerClient, maxSubscriptionsPerClient, requestsAreConnections } = this.limits;
+    const { maxConnectionsPerClient, maxRequestsPerClient, maxSubscriptionsPerClient, requestsAreConnections } = this.caps;
     // Built only when refused: admit runs for every HTTP request.
     const tooManyConnections = (): Refusal => ({
       reason: 'connections',

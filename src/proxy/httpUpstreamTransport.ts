@@ -5,12 +5,16 @@
 // watch, so "connected" means the provider has answered: a light call tells at
 // start, and again every second after the provider could not be reached.
 // HTTP carries no subscriptions; the pool holds those on WebSocket upstreams.
-import { HttpRpcTransport } from '../rpc/httpTransport';
+import { type HttpRpcOptions, HttpRpcTransport } from '../rpc/httpTransport';
 import { NodeThrottledError, NodeUnavailableError, RpcError } from '../rpc/nodeErrors';
-import { openTransport, SubscriptionsUnsupportedError, type CallOptions } from '../rpc/transport';
-import type { TransportFactory, UpstreamTransport } from './transport';
+import { openTransport } from '../rpc/openTransport';
+import { SubscriptionsUnsupportedError, type CallOptions, type RpcTransport } from '../rpc/transport';
 
-export { SubscriptionsUnsupportedError } from '../rpc/transport';
+/** How an HTTP(S) upstream is used: calls per batch POST, POSTs in flight and per second. */
+export type HttpUpstreamSettings = Pick<HttpRpcOptions, 'maxBatch' | 'maxInFlight' | 'ratePerSecond'>;
+
+/** Opens a transport to `url` whose calls give up after `timeoutMs`; `http` applies to an HTTP(S) URL. */
+export type TransportFactory = (url: string, timeoutMs: number, http?: HttpUpstreamSettings) => RpcTransport;
 
 /** The provider is asked again this often while it cannot be reached. */
 const REPROBE_MS = 1000;
@@ -20,7 +24,7 @@ function answeredBy(error: unknown): boolean {
   return error instanceof RpcError || error instanceof NodeThrottledError;
 }
 
-export class HttpUpstreamTransport implements UpstreamTransport {
+export class HttpUpstreamTransport implements RpcTransport {
   readonly supportsSubscriptions = false;
   readonly connection = 0;
   private answered = false;
@@ -103,7 +107,7 @@ export class HttpUpstreamTransport implements UpstreamTransport {
 }
 
 /**
- * The transport src/rpc/transport.ts picks for the URL (a WebSocket for ws(s)://, HTTP(S)
+ * The transport src/rpc/openTransport.ts picks for the URL (a WebSocket for ws(s)://, HTTP(S)
  * for http(s)://); an HTTP one is watched by its answers, having no connection to watch.
  */
 export const transportForUrl: TransportFactory = (url, timeoutMs, http) => {

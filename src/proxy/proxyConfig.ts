@@ -21,7 +21,7 @@ import {
   type Setting,
   type Table,
 } from '../settings';
-import type { BalanceMode } from './upstreams';
+import type { BalanceMode } from './upstreamPool';
 
 /** What one client may take of the proxy. */
 export interface ProxyLimits {

@@ -19,7 +19,7 @@ import { CHUNK_CHARS, Outgoing, WebSocketWriter, writeHttpAnswer } from './outgo
 import type { OpenSockets } from './openSockets';
 import type { ProxyMetrics } from './proxyMetrics';
 import { RateLimitedAnswer } from './rateGate';
-import type { UpstreamPool } from './upstreams';
+import type { UpstreamPool } from './upstreamPool';
 
 export interface FrontOptions {
   host: string;

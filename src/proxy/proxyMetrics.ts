@@ -4,8 +4,8 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 
 import { urlForLogs } from '../logger';
-import type { HttpRpcCounts } from '../rpc/httpTransport';
-import type { UpstreamPool } from './upstreams';
+import type { HttpRpcCounts } from '../rpc/transport';
+import type { UpstreamPool } from './upstreamPool';
 
 /** Why a call (or a connection) was answered with an error without reaching a node. */
 export type RefusedReason = 'malformed' | 'batch' | 'method' | 'params' | 'answer_size' | 'subscriptions' | 'connections' | 'requests';

@@ -18,7 +18,7 @@ import { NodeTimeoutError, RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
 import { resultText, type ResultText } from './answerCache';
 import { CallRouter } from './callRouter';
-import { ClientBook, type ClientLimits } from './clientBook';
+import { ClientBook, type ClientCaps } from './clientBook';
 import type { Connection } from './connection';
 import { FairScheduler, LaneClosedError, type FairSchedulerOptions } from './fairScheduler';
 import { failure, parseMessage, plainCall, readCall, type RpcCall, type RpcId, type RpcResponse } from './jsonRpc';
@@ -29,13 +29,13 @@ import type { ProxyLimits, ProxyRateLimits } from './proxyConfig';
 import { ProxyFront } from './proxyFront';
 import { ProxyMetrics, type RefusedReason } from './proxyMetrics';
 import { RateGate } from './rateGate';
-import { Slots } from '../slots';
+import { AbandonedCallError, Slots } from '../slots';
 import { StickyRoutes, unsubscribeAnswer } from './stickyRoutes';
 import { SubscriptionHub } from './subscriptionHub';
 import { TipAnswers } from './tipAnswers';
 import { registerTipMetrics } from './tipMetrics';
 import { TipTracker } from './tipTracker';
-import { AbandonedCallError, NoUpstreamError, type UpstreamPool } from './upstreams';
+import { NoUpstreamError, type UpstreamPool } from './upstreamPool';
 
 export interface ProxyOptions extends ProxyLimits, ProxyRateLimits {
   host: string;
@@ -75,7 +75,7 @@ export class RpcProxy {
   private readonly tipAnswers: TipAnswers;
   /** Held to be changed by a reload: the scheduler and the client book read them on every call. */
   private readonly schedulerOptions: FairSchedulerOptions;
-  private readonly clientLimits: ClientLimits;
+  private readonly clientCaps: ClientCaps;
   /** Rate limits per client address; none when none is set. */
   private readonly gate?: RateGate;
   private timers: NodeJS.Timeout[] = [];
@@ -89,7 +89,7 @@ export class RpcProxy {
     this.policy = new MethodPolicy(options.methods);
     this.schedulerOptions = { perLane: options.maxInFlightPerConnection, perGroup: options.maxInFlightPerClient, perTurn: PER_TURN };
     this.scheduler = new FairScheduler(this.schedulerOptions);
-    this.clientLimits = {
+    this.clientCaps = {
       maxConnectionsPerClient: options.maxConnectionsPerClient,
       // An address's HTTP requests in progress are held to what one WebSocket may have waiting.
       maxRequestsPerClient: options.maxQueuedPerConnection,
@@ -97,7 +97,7 @@ export class RpcProxy {
       requestsAreConnections: options.trustedProxies > 0,
     };
     this.book = new ClientBook(
-      this.clientLimits,
+      this.clientCaps,
       () => this.scheduler.group(),
       () => new Slots(this.options.maxInFlightPerClient),
     );
@@ -156,9 +156,9 @@ export class RpcProxy {
     Object.assign(this.options, next);
     this.schedulerOptions.perLane = next.maxInFlightPerConnection;
     this.schedulerOptions.perGroup = next.maxInFlightPerClient;
-    this.clientLimits.maxConnectionsPerClient = next.maxConnectionsPerClient;
-    this.clientLimits.maxRequestsPerClient = next.maxQueuedPerConnection;
-    this.clientLimits.maxSubscriptionsPerClient = next.maxSubscriptionsPerClient;
+    this.clientCaps.maxConnectionsPerClient = next.maxConnectionsPerClient;
+    this.clientCaps.maxRequestsPerClient = next.maxQueuedPerConnection;
+    this.clientCaps.maxSubscriptionsPerClient = next.maxSubscriptionsPerClient;
     this.policy.update(next.methods);
     this.router.resizeCache(next.cacheMaxBytes);
     this.tipAnswers.resize(next.tipCacheMaxBytes ?? TIP_CACHE_DEFAULT_BYTES);

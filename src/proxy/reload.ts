@@ -2,7 +2,7 @@
 // limits, method lists and cache bounds, without dropping a client. An upstream
 // still named keeps its connections, a new one is opened, one no longer named
 // takes nothing new (once the new ones answer) and is closed when what it holds
-// is done (upstreams.ts). A configuration that does not load (unreadable JSON, a
+// is done (upstreamPool.ts). A configuration that does not load (unreadable JSON, a
 // misspelt key, a value its check refuses) or none of whose nodes can be reached
 // is refused whole with a log line, and the running one stays.
 //
@@ -12,7 +12,7 @@
 import { urlForLogs, type Logger } from '../logger';
 import type { ProxyConfig } from './proxyConfig';
 import type { RpcProxy } from './proxyServer';
-import type { PoolOptions, UpstreamPool } from './upstreams';
+import type { PoolOptions, UpstreamPool } from './upstreamPool';
 
 /** Settings taken only at start: a reload keeps their running values. */
 export const RESTART_ONLY = [

@@ -40,8 +40,8 @@ function isRuntimeVersion(value: unknown): boolean {
 
 const registry = new TypeRegistry();
 
-/** The block hash of a header as the node sent it (blake2-256 of its SCALE encoding). */
-export function hashOfHeader(header: unknown): string | undefined {
+/** The block hash of a value a node sent as a header (blake2-256 of its SCALE encoding), or undefined when it is not one. */
+export function hashIfHeader(header: unknown): string | undefined {
   try {
     return registry.createType('Header', header).hash.toHex();
   } catch {
@@ -110,7 +110,7 @@ export function judge(method: string, params: unknown[], result: unknown): Verdi
   if (method === 'archive_v1_header') return blake2AsHex(result as string) === String(params[0]).toLowerCase() ? 'cache' : 'serve';
   if (method === 'chain_getHeader' || method === 'chain_getBlock') {
     const header = method === 'chain_getBlock' ? (result as { block: { header: unknown } }).block.header : result;
-    return hashOfHeader(header) === String(params[0]).toLowerCase() ? 'cache' : 'serve';
+    return hashIfHeader(header) === String(params[0]).toLowerCase() ? 'cache' : 'serve';
   }
   return 'cache';
 }

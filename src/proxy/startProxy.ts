@@ -2,7 +2,7 @@ import { urlForLogs, type Logger } from '../logger';
 import type { ProxyConfig } from './proxyConfig';
 import { RpcProxy } from './proxyServer';
 import { ProxyReloader } from './reload';
-import { UpstreamPool, type PoolOptions } from './upstreams';
+import { UpstreamPool, type PoolOptions } from './upstreamPool';
 
 export async function startProxy(
   config: ProxyConfig,

@@ -14,7 +14,8 @@ import type { Connection } from './connection';
 import { FOLLOW_CALLS, type PerNodeKind, type SubscriptionKind } from './methods';
 import type { NodeSubscription } from './nodeSubscription';
 import type { ProxyMetrics } from './proxyMetrics';
-import { NoUpstreamError, type Upstream, type UpstreamPool } from './upstreams';
+import { NoUpstreamError, type UpstreamPool } from './upstreamPool';
+import type { Upstream } from './upstream';
 import { RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
 

@@ -15,7 +15,7 @@ import type { PerNodeKind, SubscriptionKind } from './methods';
 import { Outgoing } from './outgoing';
 import type { ProxyMetrics } from './proxyMetrics';
 import type { StickyRoutes } from './stickyRoutes';
-import { NoUpstreamError, type UpstreamPool } from './upstreams';
+import { NoUpstreamError, type UpstreamPool } from './upstreamPool';
 import { RpcError } from '../rpc/nodeErrors';
 import { RpcCode } from '../rpc/rpcCodes';
 

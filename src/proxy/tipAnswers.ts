@@ -11,7 +11,7 @@
 import { AnswerCache, type ResultText } from './answerCache';
 import { atHashPosition, callKey } from './cachePolicy';
 import type { Tip, TipTracker } from './tipTracker';
-import type { Upstream } from './upstreams';
+import type { Upstream } from './upstream';
 
 const AT_TIP = new Set([
   'state_call',

@@ -7,8 +7,9 @@
 // Each upstream's recent heads are remembered, so that a call at the tip goes only
 // to a node that has that block.
 import type { Logger } from '../logger';
-import { hashOfHeader } from './resultShapes';
-import type { Upstream, UpstreamPool } from './upstreams';
+import { hashIfHeader } from './resultShapes';
+import type { UpstreamPool } from './upstreamPool';
+import type { Upstream } from './upstream';
 
 export interface Tip {
   hash: string;
@@ -86,7 +87,7 @@ export class TipTracker {
   }
 
   private announced(followed: Followed, header: unknown): void {
-    const hash = hashOfHeader(header);
+    const hash = hashIfHeader(header);
     const number = parseInt(String((header as { number?: unknown } | null)?.number), 16);
     if (!hash || !Number.isSafeInteger(number)) return;
     followed.head = { hash, number };

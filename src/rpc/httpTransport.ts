@@ -15,7 +15,7 @@ import { classifyHttpAnswer, classifyHttpFailure, type HttpHeaders } from './htt
 import { HttpDispatcher, type HttpReply } from './httpDispatcher';
 import { AnswerTooLargeError, NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from './nodeErrors';
 import { backoffMs, countsAsFailure, mayRetry, type FailureKind } from './retryPolicy';
-import { SubscriptionsUnsupportedError, type CallOptions, type RpcTransport } from './transport';
+import { SubscriptionsUnsupportedError, type CallOptions, type HttpRpcCounts, type RpcTransport } from './transport';
 
 export interface HttpRpcHooks {
   /** A POST went out carrying this many calls. */
@@ -29,14 +29,6 @@ export interface HttpRpcHooks {
 }
 
 /** Running totals: POSTs sent, calls carried, throttled answers, calls sent again, batches refused. */
-export interface HttpRpcCounts {
-  requests: number;
-  calls: number;
-  throttled: number;
-  retries: number;
-  batchesRefused: number;
-}
-
 export interface HttpRpcOptions {
   url: string;
   /** Calls in one batch POST; a larger wave is split (learned down if the server says a batch is too large). Default 100. */

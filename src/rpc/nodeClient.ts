@@ -1,13 +1,12 @@
 // The one door to the node: raw JSON-RPC over whichever transport the URL
-// names (transport.ts: a WebSocket, or HTTP(S) in batches), counted, bounded in
+// names (openTransport.ts: a WebSocket, or HTTP(S) in batches), counted, bounded in
 // time, and failing with the errors of nodeErrors.ts, which the HTTP layer
 // understands.
 import { NodeError, NodeRpcError, NodeTimeoutError, NodeUnavailableError, RpcError } from './nodeErrors';
 import { RpcCode } from './rpcCodes';
 import { countCall, countWait, retryRounds, type RequestStats } from './requestStats';
-import { openTransport, type CallOptions, type RpcTransport, type TransportOptions } from './transport';
-
-export { NodeRpcError, NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from './nodeErrors';
+import { openTransport, type TransportOptions } from './openTransport';
+import type { CallOptions, RpcTransport } from './transport';
 
 /** How an http(s):// node is used: calls per batch, POSTs in flight and per second, HTTP/2, hooks for metrics. */
 export type NodeHttpOptions = NonNullable<TransportOptions['http']>;

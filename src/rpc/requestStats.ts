@@ -1,4 +1,4 @@
-// Per-request accounting of RPC calls and of sequential waves of them. A request's
+// Per-request counts of RPC calls and of sequential waves of them. A request's
 // services call the node through its own view of the node client
 // (NodeClient.forRequest), which counts here: explicit, where an AsyncLocalStorage
 // would put a hook on every promise of the process (a sixth of a small block's CPU).

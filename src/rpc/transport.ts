@@ -1,11 +1,18 @@
 // The one contract for reaching a node, whatever carries the calls: a
 // reconnecting WebSocket (wsRpcClient.ts) or batched HTTP(S) POSTs
 // (httpTransport.ts). Both fail calls only with the errors of nodeErrors.ts.
-// The node client and the proxy's upstreams stand on this, and openTransport
-// is the one place that picks the transport from the URL.
-import type { HttpRpcCounts, HttpRpcOptions } from './httpTransport';
-import { HttpRpcTransport } from './httpTransport';
-import { WsRpcClient } from './wsRpcClient';
+// The node client and the proxy's upstreams stand on this; openTransport.ts
+// picks the transport from the URL. Nothing here imports the rest of rpc/, so
+// the transports can implement it without an import circle.
+
+/** Over HTTP(S): the requests sent and what the provider's limits did to them, running totals. */
+export interface HttpRpcCounts {
+  requests: number;
+  calls: number;
+  throttled: number;
+  retries: number;
+  batchesRefused: number;
+}
 
 /** What a caller may tell the transport about one call; a transport uses what applies to it. */
 export interface CallOptions {
@@ -69,24 +76,3 @@ export interface RpcTransport {
 
 /** Subscriptions asked of an HTTP(S) transport: HTTP has no way to push notifications. */
 export class SubscriptionsUnsupportedError extends Error {}
-
-export interface TransportOptions {
-  /** How long a call may take (over HTTP, retries included). */
-  timeoutMs: number;
-  /** How an http(s):// node is used: calls per batch, POSTs in flight and per second, HTTP/2, hooks for metrics. */
-  http?: Omit<HttpRpcOptions, 'url' | 'timeoutMs'>;
-}
-
-/** Whether `url` is reached over HTTP(S) rather than a WebSocket. */
-export function isHttpUrl(url: string): boolean {
-  return /^https?:\/\//i.test(url);
-}
-
-/**
- * The transport for `url`: batched HTTP(S) for http(s)://, else a WebSocket that reconnects
- * every second, forever (a lost node comes back without a restart).
- */
-export function openTransport(url: string, options: TransportOptions): RpcTransport {
-  if (isHttpUrl(url)) return new HttpRpcTransport({ ...options.http, url, timeoutMs: options.timeoutMs });
-  return new WsRpcClient({ url, timeoutMs: options.timeoutMs });
-}

@@ -9,8 +9,8 @@ import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, u8aToHex, u8aConcat } from '@polkadot/util';
 import type { FeeDetails, RuntimeDispatchInfo } from '@polkadot/types/interfaces';
 
-import { NodeTimeoutError, NodeUnavailableError, type Hex, type NodeClient } from '../rpc/nodeClient';
-import { isMissingMethod } from '../rpc/nodeErrors';
+import type { Hex, NodeClient } from '../rpc/nodeClient';
+import { isMissingMethod, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeErrors';
 import { wave } from '../rpc/requestStats';
 import type { ExtrinsicFacts, SidecarExtrinsic } from './blocks/blockShape';
 import { feeRulesFor, type FeeDetailsKnowledge } from './feeRules';

@@ -9,7 +9,8 @@ import { LRUCache } from 'lru-cache';
 
 import { SingleFlight } from '../cache/singleFlight';
 import { IncompleteNodeAnswerError } from '../errors';
-import { NodeRpcError, type Hex, type NodeClient } from '../rpc/nodeClient';
+import type { Hex, NodeClient } from '../rpc/nodeClient';
+import { NodeRpcError } from '../rpc/nodeErrors';
 
 /** Heights per window: one call brings them all; aligned, so requests near each other share one. */
 export const HASH_WINDOW = 64;

@@ -4,7 +4,8 @@
 // reader of change sets: the account routes use its parts with the chain's shared
 // same-turn queries.
 import { badRequest, IncompleteNodeAnswerError, NotAtThisBlockError } from '../errors';
-import { NodeRpcError, type Hex, type NodeClient } from '../rpc/nodeClient';
+import type { Hex, NodeClient } from '../rpc/nodeClient';
+import { NodeRpcError } from '../rpc/nodeErrors';
 import { wave } from '../rpc/requestStats';
 import type { ChangeSet, StorageQueries } from '../rpc/storageQueries';
 import { storageAt } from './storage';

@@ -3,7 +3,7 @@
 // up, the scheduler's per-client cap, and what a cache entry is counted as costing.
 import { entryCost, ENTRY_OVERHEAD_BYTES, resultText } from '../../src/proxy/answerCache';
 import { addressKey, clientKey } from '../../src/proxy/clientAddress';
-import { ClientBook, isRefusal, type ClientLimits, type Release, type Refusal } from '../../src/proxy/clientBook';
+import { ClientBook, isRefusal, type ClientCaps, type Release, type Refusal } from '../../src/proxy/clientBook';
 import { FairScheduler, LaneClosedError } from '../../src/proxy/fairScheduler';
 import { MergedCalls } from '../../src/proxy/mergedCalls';
 import { Outgoing } from '../../src/proxy/outgoing';
@@ -45,8 +45,8 @@ describe('client addresses', () => {
 });
 
 describe('ClientBook', () => {
-  const limits: ClientLimits = { maxConnectionsPerClient: 2, maxRequestsPerClient: 3, maxSubscriptionsPerClient: 2, requestsAreConnections: false };
-  const bookWith = (overrides: Partial<ClientLimits> = {}) => {
+  const limits: ClientCaps = { maxConnectionsPerClient: 2, maxRequestsPerClient: 3, maxSubscriptionsPerClient: 2, requestsAreConnections: false };
+  const bookWith = (overrides: Partial<ClientCaps> = {}) => {
     const scheduler = new FairScheduler({ perLane: 10, perGroup: 10, perTurn: 64 });
     return new ClientBook(
       { ...limits, ...overrides },

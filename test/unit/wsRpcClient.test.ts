@@ -6,9 +6,8 @@ import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
-import { webSocketTransport } from '../../src/proxy/transport';
-import { NodeClient, NodeRpcError, NodeTimeoutError, NodeUnavailableError } from '../../src/rpc/nodeClient';
-import { RpcError } from '../../src/rpc/nodeErrors';
+import { NodeClient } from '../../src/rpc/nodeClient';
+import { RpcError, NodeRpcError, NodeTimeoutError, NodeUnavailableError } from '../../src/rpc/nodeErrors';
 import { WsRpcClient } from '../../src/rpc/wsRpcClient';
 import { countSocketWrites } from '../support/socketWrites';
 
@@ -189,7 +188,7 @@ describe("the node's errors", () => {
 
   it("gives the proxy the node's code, message and data as they are", async () => {
     node.handler = (call, socket) => replyError(socket, call.id, { code: -32602, message: 'Invalid params', data: { reason: 'bad hash' } });
-    const transport = webSocketTransport(await node.url(), 5000);
+    const transport = new WsRpcClient({ url: await node.url(), timeoutMs: 5000 });
     closers.push(() => transport.close());
     await transport.ready;
     const error = (await transport.send('chain_getBlock', ['0x']).catch((e: unknown) => e)) as RpcError;
@@ -240,7 +239,7 @@ describe('deadlines', () => {
     node.handler = () => undefined;
     const url = await node.url();
     const nodeClient = new NodeClient({ url, timeoutMs: 200 });
-    const transport = webSocketTransport(url, 200);
+    const transport = new WsRpcClient({ url, timeoutMs: 200 });
     closers.push(
       () => nodeClient.disconnect(),
       () => transport.close(),
@@ -391,7 +390,7 @@ describe('subscriptions', () => {
     const state = subscriptionNode();
     const url = await node.url();
     const nodeClient = new NodeClient({ url, timeoutMs: 5000 });
-    const transport = webSocketTransport(url, 5000);
+    const transport = new WsRpcClient({ url, timeoutMs: 5000 });
     closers.push(
       () => nodeClient.disconnect(),
       () => transport.close(),

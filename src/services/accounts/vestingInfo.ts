@@ -7,7 +7,6 @@
 // a hash, the header. Only an Asset Hub block after the migration whose relay block
 // the caller does not know needs more: the relay chain's blocks that may have included it.
 import { Struct, type Vec } from '@polkadot/types';
-import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, u8aToBn } from '@polkadot/util';
 
 import type { TieredCache } from '../../cache/tieredCache';
@@ -23,6 +22,7 @@ import { accountMapKey, checkAccountBytes, LOCKS_MAP, mapLayoutOf, readMapValue,
 import type { AccountQuery } from './proxyInfo';
 import { entriesApart, entriesTogether, entryOf } from '../storageBatch';
 import { vestingClock, vestingTotals, type Schedule } from './vestingSchedule';
+import { bigintOf } from '../../decode/codecValues';
 
 export interface VestingQuery extends AccountQuery {
   includeClaimable: boolean;
@@ -98,10 +98,8 @@ export class AccountVesting {
   }
 }
 
-const digits = (codec: Codec | undefined) => BigInt(codec?.toString() ?? '0');
-
 function scheduleOf(schedule: Struct): Schedule {
-  return { locked: digits(schedule.get('locked')), perBlock: digits(schedule.get('perBlock')), startingBlock: digits(schedule.get('startingBlock')) };
+  return { locked: bigintOf(schedule.get('locked')), perBlock: bigintOf(schedule.get('perBlock')), startingBlock: bigintOf(schedule.get('startingBlock')) };
 }
 
 /** What the vesting lock holds, 0 without one (or on a runtime without Balances.Locks). */
@@ -109,7 +107,7 @@ function readLocks(registry: Parameters<typeof mapLayoutOf>[0], value: Hex | nul
   const layout = mapLayoutOf(registry, LOCKS_MAP);
   const locks = layout ? (readMapValue(registry, layout, value) as Vec<Struct> | undefined) : undefined;
   const vesting = locks?.find((lock) => lock.get('id')?.toHex() === VESTING_LOCK_ID);
-  return vesting ? digits(vesting.get('amount')) : 0n;
+  return vesting ? bigintOf(vesting.get('amount')) : 0n;
 }
 
 /** The relay block that included this Asset Hub block: known, or searched for after the relay parent it was built on. */

@@ -2,9 +2,8 @@
 // chain, and the two figures it derives: the sale's phases and a core's price now.
 // Pure functions of decoded values; brokerReads.ts fetches them.
 import type { Codec } from '@polkadot/types/types';
+import { bigintOf, type Optional, type Struct } from '../../decode/codecValues';
 
-export type Struct = Codec & { get(name: string): Codec | undefined };
-type Optional = Codec & { isSome: boolean; unwrap(): Codec };
 type Assignment = Codec & { isPool: boolean; isTask: boolean; asTask: Codec };
 
 export const optional = (value: Codec | undefined | null): Codec | null => {
@@ -14,7 +13,6 @@ export const optional = (value: Codec | undefined | null): Codec | null => {
   return option.isSome ? option.unwrap() : null;
 };
 
-export const numberOf = (value: Codec | undefined | null): bigint => BigInt(value ? value.toString() : 0);
 export const fieldOf = (record: Codec | null, name: string): Codec | undefined => (record as Struct | null)?.get(name);
 /** A schedule's items (none for nothing stored). */
 export const itemsOf = (schedule: Codec | null): Struct[] => (schedule ? [...(schedule as unknown as Struct[])] : []);
@@ -51,7 +49,7 @@ export function reservationJson(schedule: Struct[]) {
 
 /** A lease: the task and the timeslice it ends at; its core is the workload core working for that task. */
 export function leaseJson(lease: Struct, core: number | undefined) {
-  return { task: fieldOf(lease, 'task')?.toString() ?? '', until: numberOf(fieldOf(lease, 'until')), core };
+  return { task: fieldOf(lease, 'task')?.toString() ?? '', until: bigintOf(fieldOf(lease, 'until')), core };
 }
 
 /** A region: where it sits (from its key) and who holds it. */
@@ -59,9 +57,9 @@ export function regionJson(id: Struct, record: Struct | null) {
   const owner = optional(record ? fieldOf(record, 'owner') : null);
   const paid = optional(record ? fieldOf(record, 'paid') : null);
   return {
-    core: Number(numberOf(fieldOf(id, 'core'))),
-    begin: numberOf(fieldOf(id, 'begin')),
-    end: record ? numberOf(fieldOf(record, 'end')) : undefined,
+    core: Number(bigintOf(fieldOf(id, 'core'))),
+    begin: bigintOf(fieldOf(id, 'begin')),
+    end: record ? bigintOf(fieldOf(record, 'end')) : undefined,
     owner: owner ?? undefined,
     paid: paid ?? undefined,
     mask: fieldOf(id, 'mask')?.toHex(),
@@ -83,11 +81,11 @@ export function renewalJson(id: Struct, record: Struct | null) {
   }
   return {
     completion: completion?.type,
-    core: Number(numberOf(fieldOf(id, 'core'))),
+    core: Number(bigintOf(fieldOf(id, 'core'))),
     mask,
-    price: record ? numberOf(fieldOf(record, 'price')) : undefined,
+    price: record ? bigintOf(fieldOf(record, 'price')) : undefined,
     task,
-    when: numberOf(fieldOf(id, 'when')),
+    when: bigintOf(fieldOf(id, 'when')),
   };
 }
 

@@ -23,7 +23,6 @@ import {
   fieldOf,
   itemsOf,
   leaseJson,
-  numberOf,
   optional,
   regionJson,
   renewalJson,
@@ -31,8 +30,8 @@ import {
   salePhases,
   workloadItem,
   workplanItem,
-  type Struct,
 } from './brokerJson';
+import { bigintOf, type Struct } from '../../decode/codecValues';
 
 /** The most entries one answer lists of a Broker map (regions, renewals, workloads, workplans). */
 export const MAX_BROKER_ENTRIES = 10_000;
@@ -84,17 +83,17 @@ export class BrokerReads {
   async info(block: ResolvedAt): Promise<AnswerAt> {
     const { read, plain, registry } = await this.gather(block, [CONFIGURATION, SALE_INFO, STATUS, RELAY_NUMBER], []);
     const [config, sale, status, relayNumber] = plain;
-    const perTimeslice = numberOf(constantOf(registry, 'Broker', 'TimeslicePeriod'));
-    const regionLength = config ? numberOf(fieldOf(config, 'regionLength')) : null;
-    const regionBegin = sale ? numberOf(fieldOf(sale, 'regionBegin')) : null;
-    const leadinLength = numberOf(fieldOf(sale ?? config, 'leadinLength'));
+    const perTimeslice = bigintOf(constantOf(registry, 'Broker', 'TimeslicePeriod'));
+    const regionLength = config ? bigintOf(fieldOf(config, 'regionLength')) : null;
+    const regionBegin = sale ? bigintOf(fieldOf(sale, 'regionBegin')) : null;
+    const leadinLength = bigintOf(fieldOf(sale ?? config, 'leadinLength'));
     const regionStart = regionBegin !== null && regionLength !== null ? regionBegin - regionLength : null;
     const cores = sale && {
-      available: numberOf(fieldOf(sale, 'coresOffered')) - numberOf(fieldOf(sale, 'coresSold')),
+      available: bigintOf(fieldOf(sale, 'coresOffered')) - bigintOf(fieldOf(sale, 'coresSold')),
       sold: fieldOf(sale, 'coresSold'),
       total: fieldOf(sale, 'coresOffered'),
       // The Broker's clock is the relay chain's block number, not this chain's.
-      currentCorePrice: corePriceAt(numberOf(relayNumber), numberOf(fieldOf(sale, 'saleStart')), leadinLength, numberOf(fieldOf(sale, 'endPrice'))),
+      currentCorePrice: corePriceAt(bigintOf(relayNumber), bigintOf(fieldOf(sale, 'saleStart')), leadinLength, bigintOf(fieldOf(sale, 'endPrice'))),
       selloutPrice: optional(fieldOf(sale, 'selloutPrice')) ?? undefined,
       firstCore: fieldOf(sale, 'firstCore'),
     };
@@ -103,9 +102,9 @@ export class BrokerReads {
         ? salePhases({
             currentRegionStart: regionStart,
             regionLength,
-            interludeLength: numberOf(fieldOf(config, 'interludeLength')),
+            interludeLength: bigintOf(fieldOf(config, 'interludeLength')),
             leadinLength,
-            lastCommittedTimeslice: numberOf(fieldOf(status, 'lastCommittedTimeslice')),
+            lastCommittedTimeslice: bigintOf(fieldOf(status, 'lastCommittedTimeslice')),
             relayBlocksPerTimeslice: perTimeslice,
           })
         : null;

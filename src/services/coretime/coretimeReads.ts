@@ -23,17 +23,16 @@ import { listKeys, readKeys } from '../storageBatch';
 import { constantOf } from '../storageValues';
 import { itemPrefix, keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
 import { BrokerReads, hasBroker } from './brokerReads';
+import type { Optional, Struct } from '../../decode/codecValues';
 
 /** The most entries one answer lists of a map (paras, core schedules). */
 export const MAX_CORETIME_ENTRIES = 10_000;
 
 const ASSIGNER_PALLETS = ['CoretimeAssignmentProvider', 'ParaScheduler'] as const;
 
-type Struct = Codec & { get(name: string): (Codec & { isSome?: boolean; unwrap?(): Codec }) | undefined };
-
 const storageVersionKey = (pallet: string): Hex => itemPrefix(pallet, ':__STORAGE_VERSION__:');
 const hexOf = (bytes: Uint8Array): Hex => u8aToHex(bytes);
-const optional = (value: (Codec & { isSome?: boolean; unwrap?(): Codec }) | undefined) => (value?.isSome && value.unwrap ? value.unwrap() : null);
+const optional = (value: Codec | undefined) => ((value as Optional | undefined)?.isSome ? (value as Optional).unwrap() : null);
 
 /** Which pallet keeps the core assignments in this runtime; a 400 with sidecar's words on a chain that is not a relay chain with coretime. */
 function assignerOf(registry: TypeRegistry): (typeof ASSIGNER_PALLETS)[number] {

@@ -20,7 +20,7 @@ import { LRUCache } from 'lru-cache';
 import { SingleFlight } from '../../cache/singleFlight';
 import { Slots } from '../../slots';
 import { AtCapacityError } from '../../errors';
-import { NodeTimeoutError, NodeUnavailableError } from '../../rpc/nodeClient';
+import { NodeTimeoutError, NodeUnavailableError } from '../../rpc/nodeErrors';
 import { sentJson, variantKey, type AnswerVariant } from '../blocks/answerVariant';
 import type { FinalizedBuilds } from './finalizedBuilds';
 import type { FinalizedFeed } from './finalizedFeed';

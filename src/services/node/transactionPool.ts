@@ -14,6 +14,7 @@ import { blake2AsHex } from '@polkadot/util-crypto';
 import type { Hex, NodeClient, RpcRuntimeVersion } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import type { RuntimeRegistry } from '../runtimes';
+import { bigintOf } from '../../decode/codecValues';
 
 /**
  * The most pool entries one request gets fees for: each is a runtime call on the node.
@@ -45,8 +46,6 @@ function withLength(bytes: Uint8Array): Hex {
   return u8aToHex(u8aConcat(bytes, length));
 }
 
-const big = (codec: unknown): bigint => BigInt((codec as Codec).toString());
-
 /** A weight: its time, and its proof size where it has two parts. */
 export interface WeightParts {
   refTime: bigint;
@@ -55,8 +54,8 @@ export interface WeightParts {
 
 function weightOf(weight: Codec): WeightParts {
   const parts = weight as unknown as { refTime?: { unwrap(): Codec }; proofSize?: { unwrap(): Codec } };
-  if (!parts.refTime || !parts.proofSize) return { refTime: big(weight) };
-  return { refTime: big(parts.refTime.unwrap()), proofSize: big(parts.proofSize.unwrap()) };
+  if (!parts.refTime || !parts.proofSize) return { refTime: bigintOf(weight) };
+  return { refTime: bigintOf(parts.refTime.unwrap()), proofSize: bigintOf(parts.proofSize.unwrap()) };
 }
 
 function constantOf(registry: TypeRegistry, pallet: string, name: string): Codec | undefined {
@@ -72,8 +71,8 @@ function blockLimitsOf(registry: TypeRegistry): BlockLimits {
   return {
     maxBlockRefTime: maxBlock.refTime,
     maxBlockProofSize: maxBlock.proofSize,
-    maxLength: { normal: big(length.max.normal), operational: big(length.max.operational), mandatory: big(length.max.mandatory) },
-    operationalFeeMultiplier: multiplier ? big(multiplier) : 0n,
+    maxLength: { normal: bigintOf(length.max.normal), operational: bigintOf(length.max.operational), mandatory: bigintOf(length.max.mandatory) },
+    operationalFeeMultiplier: multiplier ? bigintOf(multiplier) : 0n,
   };
 }
 
@@ -159,7 +158,11 @@ export class TransactionPool {
         weight: weightOf(infos[i].weight),
         length: bytes[i].length,
         tip: tips[i],
-        inclusionFee: inclusion && { baseFee: big(inclusion.baseFee), lenFee: big(inclusion.lenFee), adjustedWeightFee: big(inclusion.adjustedWeightFee) },
+        inclusionFee: inclusion && {
+          baseFee: bigintOf(inclusion.baseFee),
+          lenFee: bigintOf(inclusion.lenFee),
+          adjustedWeightFee: bigintOf(inclusion.adjustedWeightFee),
+        },
       });
       Object.assign(entry, { tip: tips[i].toString(), priority: priority.toString(), partialFee: infos[i].partialFee.toString() });
     });

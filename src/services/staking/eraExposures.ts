@@ -16,7 +16,8 @@ import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import { listKeys, readKeys } from '../storageBatch';
 import { storageItemOf, type StorageMap } from '../storageLayout';
-import { bigOf, decoded, eraPrefix, fieldOf, listOf, stakingKey } from './stakingCodecs';
+import { decoded, eraPrefix, fieldOf, listOf, stakingKey } from './stakingCodecs';
+import { bigintOf } from '../../decode/codecValues';
 
 /** The most exposure pages one era may have for a payout to be worked out (Polkadot has about a thousand). */
 export const MAX_EXPOSURE_PAGES_PER_ERA = 10_000;
@@ -141,8 +142,8 @@ export class EraExposures {
       const eraReward = decoded(registry, reward, eraValues[2 * i + 1] ?? null);
       return {
         era,
-        reward: eraReward ? bigOf(eraReward).toString() : null,
-        totalPoints: bigOf(fieldOf(eraPoints, 'total')).toString(),
+        reward: eraReward ? bigintOf(eraReward).toString() : null,
+        totalPoints: bigintOf(fieldOf(eraPoints, 'total')).toString(),
         points: pointsByValidator(fieldOf(eraPoints, 'individual')),
         backings: backingsOf(staker, pages),
       };
@@ -217,9 +218,9 @@ function readPage(
   const exposure = decoded(registry, map, value);
   const others = listOf(fieldOf(exposure, 'others')).map((one): [Uint8Array, string] => [
     (fieldOf(one, 'who') as Codec).toU8a(),
-    bigOf(fieldOf(one, 'value')).toString(),
+    bigintOf(fieldOf(one, 'value')).toString(),
   ]);
-  const clipped = isClipped ? { total: bigOf(fieldOf(exposure, 'total')).toString(), own: bigOf(fieldOf(exposure, 'own')).toString() } : undefined;
+  const clipped = isClipped ? { total: bigintOf(fieldOf(exposure, 'total')).toString(), own: bigintOf(fieldOf(exposure, 'own')).toString() } : undefined;
   return { validator, page, others, clipped };
 }
 

@@ -8,11 +8,9 @@ import { xxhashAsU8a } from '@polkadot/util-crypto';
 import { badRequest } from '../../errors';
 import type { Hex } from '../../rpc/nodeClient';
 import { keyOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
+import type { Optional, Struct } from '../../decode/codecValues';
 
 export const NO_STAKING = 'Staking pallet not found for queried runtime';
-
-type Struct = Codec & { get(name: string): Codec | undefined };
-type Optional = Codec & { isSome: boolean; unwrap(): Codec };
 
 /** A struct's field (undefined: no such field), looking through an Option that holds the struct. */
 export function fieldOf(value: Codec | null | undefined, name: string): Codec | undefined {
@@ -21,7 +19,6 @@ export function fieldOf(value: Codec | null | undefined, name: string): Codec | 
   return inner && typeof (inner as Struct).get === 'function' ? (inner as Struct).get(name) : undefined;
 }
 
-export const bigOf = (value: Codec | null | undefined): bigint => BigInt(value?.toString() ?? '0');
 export const listOf = (value: Codec | null | undefined): Codec[] => (value ? [...(value as unknown as Iterable<Codec>)] : []);
 
 /** The staking item, or the 400 every staking route gives when the runtime has no staking. */

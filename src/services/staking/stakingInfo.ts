@@ -22,7 +22,8 @@ import { readKeys } from '../storageBatch';
 import { storageItemOf, type StorageMap } from '../storageLayout';
 import { constantOf } from '../storageValues';
 import { badStakingBlock } from './babeFacts';
-import { bigOf, decoded, fieldOf, listOf, stakingItem, stakingKey } from './stakingCodecs';
+import { decoded, fieldOf, listOf, stakingItem, stakingKey } from './stakingCodecs';
+import { bigintOf } from '../../decode/codecValues';
 
 /** The most era entries (eras x targets, and partly claimed pages) one answer reads. */
 export const MAX_CLAIM_KEYS = 10_000;
@@ -69,8 +70,8 @@ export class StakingInfo {
     };
     if (withClaims) {
       if (!currentEra) throw new NotAtThisBlockError('CurrentEra is None when Some was expected');
-      const depth = Number(bigOf(constantOf(registry, 'Staking', 'HistoryDepth')));
-      const first = Math.max(0, Number(bigOf(currentEra)) - depth);
+      const depth = Number(bigintOf(constantOf(registry, 'Staking', 'HistoryDepth')));
+      const first = Math.max(0, Number(bigintOf(currentEra)) - depth);
       const eras = Array.from({ length: depth }, (_, i) => first + i);
       const targets = nominators ? listOf(fieldOf(nominators, 'targets')).map((target) => target.toU8a()) : [];
       staking.claimedRewards = isValidator
@@ -159,14 +160,14 @@ export class StakingInfo {
     pairs.forEach(([era, validator], i) => {
       known.set(`${era}:${u8aToHex(validator)}`, {
         overview: decoded(registry, overviewMap, values[2 * i] ?? null),
-        pages: listOf(decoded(registry, claimedMap, values[2 * i + 1] ?? null)).map((page) => Number(bigOf(page))),
+        pages: listOf(decoded(registry, claimedMap, values[2 * i + 1] ?? null)).map((page) => Number(bigintOf(page))),
       });
     });
     return (era: number, validator: Uint8Array) => known.get(`${era}:${u8aToHex(validator)}`) ?? { overview: null, pages: [] };
   }
 }
 
-const pageCountOf = (overview: Codec) => Number(bigOf(fieldOf(overview, 'pageCount')));
+const pageCountOf = (overview: Codec) => Number(bigintOf(fieldOf(overview, 'pageCount')));
 
 function pageStatus(claimed: number, pageCount: number): Status {
   if (claimed === 0) return 'unclaimed';

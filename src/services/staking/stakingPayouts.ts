@@ -24,7 +24,8 @@ import { constantOf, readValuesAt } from '../storageValues';
 import { badStakingBlock } from './babeFacts';
 import { EraExposures, throwIfClientLeft, type Backing, type EraExposure, type SharedEraReads } from './eraExposures';
 import { stakerPayout } from './payoutMath';
-import { bigOf, decoded, fieldOf, listOf, NO_STAKING, stakingItem, stakingKey } from './stakingCodecs';
+import { decoded, fieldOf, listOf, NO_STAKING, stakingItem, stakingKey } from './stakingCodecs';
+import { bigintOf } from '../../decode/codecValues';
 
 /** Eras whose exposures are read together: a 10-era request is one batch. */
 export const ERAS_PER_WAVE = 12;
@@ -81,14 +82,14 @@ export class StakingPayouts {
     if (!storageItemOf(registry, 'Staking', 'Ledger')) throw badRequest(NO_STAKING);
     const [currentEraValue, activeEraValue, storedDepth] = values;
     if (!currentEraValue) throw new NotAtThisBlockError('CurrentEra is None when Some was expected');
-    const currentEra = Number(bigOf(currentEraValue));
-    const activeEra = activeEraValue ? Number(bigOf(fieldOf(activeEraValue, 'index'))) : currentEra;
+    const currentEra = Number(bigintOf(currentEraValue));
+    const activeEra = activeEraValue ? Number(bigintOf(fieldOf(activeEraValue, 'index'))) : currentEra;
     if (query.era !== undefined && query.era > activeEra - 1) {
       throw badRequest(`The specified era (${query.era}) is too large. Largest era payout info is available for is ${activeEra - 1}`);
     }
     const bad = badStakingBlock(runtime.specName, read.number);
     if (bad) throw new NotAtThisBlockError(bad);
-    const stated = Number(bigOf(constantOf(registry, 'Staking', 'HistoryDepth') ?? storedDepth));
+    const stated = Number(bigintOf(constantOf(registry, 'Staking', 'HistoryDepth') ?? storedDepth));
     // A runtime that keeps no history depth gets sidecar's fallback as the bound: a request's eras are always bounded.
     const historyDepth = stated > 0 ? stated : DEFAULT_HISTORY_DEPTH;
     const era = query.era ?? activeEra - 1;
@@ -159,7 +160,7 @@ export class StakingPayouts {
     pairs.forEach(({ era, validator }, i) => {
       const key = `${era}:${validator}`;
       facts.overview.set(key, overviews[i] ?? null);
-      facts.commission.set(key, bigOf(fieldOf(prefs[i], 'commission')));
+      facts.commission.set(key, bigintOf(fieldOf(prefs[i], 'commission')));
       if (claimedMap) facts.claimedPages.set(key, listOf(claimed[i]));
     });
     // A stash whose controller is another account keeps its ledger under that account.
@@ -220,8 +221,8 @@ function payoutOf(
   const key = `${era}:${validator}`;
   const overview = facts.overview.get(key) ?? null;
   const isValidator = validator === staker;
-  const total = backing.clipped ? backing.clipped.total : overview ? bigOf(fieldOf(overview, 'total')).toString() : undefined;
-  const stake = isValidator ? (backing.clipped ? backing.clipped.own : overview ? bigOf(fieldOf(overview, 'own')).toString() : undefined) : backing.stake;
+  const total = backing.clipped ? backing.clipped.total : overview ? bigintOf(fieldOf(overview, 'total')).toString() : undefined;
+  const stake = isValidator ? (backing.clipped ? backing.clipped.own : overview ? bigintOf(fieldOf(overview, 'own')).toString() : undefined) : backing.stake;
   // Without the validator's era overview sidecar fails; without a ledger it leaves the validator out: both are left out.
   if (total === undefined || stake === undefined) return undefined;
   const ledger = facts.ledger.get(validator);
@@ -256,11 +257,11 @@ function payoutOf(
 function claimedOf(era: number, pages: Codec[] | undefined, overview: Codec | null, ledger: Codec, page: number | undefined): boolean {
   if (pages !== undefined) {
     if (pages.length === 0) return false;
-    if (page !== undefined) return pages.some((one) => Number(bigOf(one)) === page);
-    return overview ? pages.length >= Number(bigOf(fieldOf(overview, 'pageCount'))) : true;
+    if (page !== undefined) return pages.some((one) => Number(bigintOf(one)) === page);
+    return overview ? pages.length >= Number(bigintOf(fieldOf(overview, 'pageCount'))) : true;
   }
   const listed = fieldOf(ledger, 'legacyClaimedRewards') ?? fieldOf(ledger, 'claimedRewards');
-  if (listed) return listOf(listed).some((one) => Number(bigOf(one)) === era);
+  if (listed) return listOf(listed).some((one) => Number(bigintOf(one)) === era);
   const lastReward = fieldOf(ledger, 'lastReward') as (Codec & { isSome?: boolean }) | undefined;
   return lastReward?.isSome === true;
 }

@@ -24,6 +24,7 @@ import { itemPrefix, keyOf, keyPartOf, readValue, storageItemOf, type StorageMap
 import { constantOf, readValuesAt, type ItemName } from '../storageValues';
 import { ASSET_HUB_BABE, badStakingBlock } from './babeFacts';
 import { eraPrefix } from './stakingCodecs';
+import { bigintOf } from '../../decode/codecValues';
 
 /** The most entries a listed staking map may hold in one answer (validators, slashes). */
 export const MAX_STAKING_ENTRIES = 10_000;
@@ -70,8 +71,6 @@ const PROGRESS_ITEMS = [
   ['Babe', 'GenesisSlot'],
 ] as const satisfies readonly ItemName[];
 
-const big = (codec: Codec | null | undefined): bigint => BigInt(codec?.toString() ?? '0');
-
 export class StakingReads {
   constructor(
     private readonly node: NodeClient,
@@ -92,7 +91,7 @@ export class StakingReads {
       validators: (validators ?? []).map((account) => account.toString()),
       skippedEpochs: (skipped ?? []).map((pair) => {
         const [epoch, session] = pair as unknown as [Codec, Codec];
-        return [big(epoch), big(session)];
+        return [bigintOf(epoch), bigintOf(session)];
       }),
       specName: runtime.specName,
       epochDuration: optionalBig(constantOf(runtime.registry, 'Babe', 'EpochDuration')),
@@ -129,22 +128,22 @@ export class StakingReads {
     if (slashKeys instanceof Error) throw slashKeys;
     const facts = ownBabe ? undefined : (relayFacts ?? (await (relay as () => StakingReads)().relayFacts()));
     if (!activeEraInfo) throw new NotAtThisBlockError('ActiveEra is None when Some was expected.');
-    const activeEra = big((activeEraInfo as unknown as { index: Codec }).index);
-    const eraStart = ((bondedEras ?? []) as unknown as [Codec, Codec][]).filter(([era]) => big(era) === activeEra).pop()?.[1];
+    const activeEra = bigintOf((activeEraInfo as unknown as { index: Codec }).index);
+    const eraStart = ((bondedEras ?? []) as unknown as [Codec, Codec][]).filter(([era]) => bigintOf(era) === activeEra).pop()?.[1];
     if (eraStart === undefined) throw new NotAtThisBlockError('EraStartSessionIndex is None when Some was expected.');
-    const sessionsPerEra = big(constantOf(registry, 'Staking', 'SessionsPerEra'));
+    const sessionsPerEra = bigintOf(constantOf(registry, 'Staking', 'SessionsPerEra'));
     let session: SessionProgress;
     if (facts) {
       const babe = ASSET_HUB_BABE[runtime.specName];
       if (!babe) throw badRequest(`Staking progress is not known for ${runtime.specName}: its relay chain's BABE facts are not in fastcar's table.`);
-      session = assetHubSession(big(now), babe, facts.skippedEpochs, big(eraStart), sessionsPerEra);
+      session = assetHubSession(bigintOf(now), babe, facts.skippedEpochs, bigintOf(eraStart), sessionsPerEra);
     } else {
-      const epochDuration = big(constantOf(registry, 'Babe', 'EpochDuration'));
+      const epochDuration = bigintOf(constantOf(registry, 'Babe', 'EpochDuration'));
       session = relaySession(
-        { currentSlot: big(currentSlot), epochIndex: big(epochIndex), genesisSlot: big(genesisSlot) },
-        big(currentIndex),
+        { currentSlot: bigintOf(currentSlot), epochIndex: bigintOf(epochIndex), genesisSlot: bigintOf(genesisSlot) },
+        bigintOf(currentIndex),
         epochDuration,
-        big(eraStart),
+        bigintOf(eraStart),
         sessionsPerEra,
       );
     }
@@ -172,7 +171,7 @@ export class StakingReads {
       ...base,
       nextActiveEraEstimate: String(nextActiveEra),
       electionStatus: electionStatus ? { status: electionStatus.toJSON(), toggleEstimate: toggle === null ? null : String(toggle) } : 'Deprecated, see docs',
-      idealValidatorCount: String(big(validatorCount)),
+      idealValidatorCount: String(bigintOf(validatorCount)),
       validatorSet,
     });
   }
@@ -347,14 +346,14 @@ export function sessionOfEpoch(epochIndex: bigint, skippedEpochs: [bigint, bigin
 /** The runtime's election look-ahead constant, or the epoch length over 16 (Polkadot) or 4 (the others), as sidecar derives it. */
 function electionLookAhead(registry: TypeRegistry, relay: RelayStakingFacts | undefined, ownSpecName: string): bigint {
   const declared = constantOf(registry, 'Staking', 'ElectionLookahead');
-  if (declared) return big(declared);
+  if (declared) return bigintOf(declared);
   const specName = relay?.specName ?? ownSpecName;
-  const epochDuration = relay ? (relay.epochDuration ?? 0n) : big(constantOf(registry, 'Babe', 'EpochDuration'));
+  const epochDuration = relay ? (relay.epochDuration ?? 0n) : bigintOf(constantOf(registry, 'Babe', 'EpochDuration'));
   return epochDuration / (specName === 'polkadot' ? 16n : 4n);
 }
 
 function optionalBig(codec: Codec | undefined): bigint | undefined {
-  return codec === undefined ? undefined : big(codec);
+  return codec === undefined ? undefined : bigintOf(codec);
 }
 
 const hexBytes = (hex: Hex) => Buffer.from(hex.slice(2), 'hex');

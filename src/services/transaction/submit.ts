@@ -6,7 +6,8 @@ import { blake2AsHex } from '@polkadot/util-crypto';
 
 import { ApiError, TransactionError } from '../../errors';
 import type { TieredCache } from '../../cache/tieredCache';
-import { NodeRpcError, NodeThrottledError, NodeTimeoutError, NodeUnavailableError, type Hex, type NodeClient } from '../../rpc/nodeClient';
+import type { Hex, NodeClient } from '../../rpc/nodeClient';
+import { NodeRpcError, NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../../rpc/nodeErrors';
 import { fetchVersion, knownVersion } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { Runtime, RuntimeRegistry } from '../runtimes';
