@@ -151,9 +151,9 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   // Redis) and the entries' format (instances that write another one never read these).
   const genesis = await genesisWhenReachable(node, url, logger);
   if (!genesis) throw new Error(`the node at ${url} has no block 0`);
-  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds) : undefined;
+  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds, logger) : undefined;
   const cache = new TieredCache(cacheMaxBytes, redis);
-  const leases = redis ? new BuildLeases(cache, redis, config.buildLeaseMs, logger) : undefined;
+  const leases = redis ? new BuildLeases(cache, redis, config.buildLeaseMs) : undefined;
   const finalized = new FinalizedHead(node, config.finalizedPollMs);
   await finalized.start();
   const services = chainServices(node, finalized, cache, genesis, leases);
@@ -175,7 +175,14 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
 }
 
 /** The figures kept by the parts below (the cache, the decoding, the node client, the finalized head), read at scrape time. */
-function exposeFigures(metrics: Metrics, { cache, node, finalized, leases }: Chain): void {
+function exposeFigures(metrics: Metrics, { cache, node, finalized, leases, redis }: Chain): void {
+  if (redis) {
+    metrics.gauge(
+      'fastcar_redis_shared',
+      '1 while Redis answers (answers, leases and extrinsic hashes shared by the replicas), 0 while it is away or not answering in time',
+      () => (redis.connected ? 1 : 0),
+    );
+  }
   if (leases) {
     metrics.totalsBy(
       'fastcar_block_builds_leased_total',
