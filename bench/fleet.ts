@@ -1,38 +1,36 @@
-// `npm run bench:fleet`: 1, 2 and 3 fastcar replicas sharing one Redis behind nginx, on
-// the devnet, each reaching the node through a counting relay of its own. Two loads:
-//  - the walk: blocks 1..N asked once each, in order, a few clients at once, with
-//    every cache cold (a Redis of its own per fleet): node calls per block and req/s;
-//  - head polling: clients asking /blocks/head (then that block) as fast as answers
-//    come while new blocks are finalized every second: node calls per new block, those
-//    of the builds apart (all but chain_getFinalizedHead, which every /blocks/head
-//    asks, so it follows the request rate), and req/s.
-// req/s per replica is the fleet's divided by its size. The clients share this process
-// with the devnet, and the machine with whatever else runs: the node-call figures are
-// exact, the rates are this machine's. Prints a table, writes bench/results/fleet.json.
+// `npm run bench:fleet`: what a fleet costs the node. 1, 3 and 5 fastcar replicas share
+// one Redis on the devnet, each reaching the node through a counting relay of its own,
+// each with its extrinsic index and prebuilder on, as deployed. One client per replica
+// asks its replica for each new finalized block (`/blocks/{n}` and `/blocks/{n}/header`)
+// the moment it is built, as exchanges and indexers do. Two kinds of block:
+//  - small: the inherents only, what most chains make most of the time;
+//  - fee-heavy: 20 signed transfers each, whose fees are read at the node.
+// Prints node calls per new block across the fleet (all methods, then the main ones)
+// and each fleet's against one replica's. The node-call figures are exact (counted at
+// the relays); nothing here is timed. Writes bench/results/fleet.json.
 import '../devnet/quiet';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { serveStoredChain } from '../devnet/cli';
 import type { Devnet } from '../devnet/chain';
-import { callsOf, ensureNginx, startNginx, startReplica, type Replica } from '../harness/fleet';
+import { callsOf, startReplica, type Replica } from '../harness/fleet';
 import { startRedis } from '../harness/processes';
+import { devnetSigner, type Signer } from '../test/support/signer';
 
 interface Options {
-  walk: number;
   blocks: number;
-  clients: number;
+  transfers: number;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { walk: 200, blocks: 8, clients: 8 };
+  const options: Options = { blocks: 6, transfers: 20 };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], Number(argv[i + 1])];
-    if (flag === '--walk') options.walk = value;
-    else if (flag === '--blocks') options.blocks = value;
-    else if (flag === '--clients') options.clients = value;
+    if (flag === '--blocks') options.blocks = value;
+    else if (flag === '--transfers') options.transfers = value;
     else {
-      console.log('usage: npm run bench:fleet -- [--walk 200] [--blocks 8] [--clients 8]');
+      console.log('usage: npm run bench:fleet -- [--blocks 6] [--transfers 20]');
       process.exit(flag === '--help' ? 0 : 1);
     }
   }
@@ -40,122 +38,109 @@ function parseOptions(argv: string[]): Options {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+const SIZES = [1, 3, 5];
+const METHODS = ['chain_getBlock', 'chain_getBlockHash', 'chain_getHeader', 'chain_getFinalizedHead', 'state_getStorage', 'state_call'];
+/** Background work of a block (the index, the streams' channels) settles within this, on the devnet. */
+const SETTLE_MS = 700;
+
+type Load = 'small' | 'fee-heavy';
 
 interface Figures {
-  callsPerBlock: number;
-  /** The calls of the blocks' builds: all but chain_getFinalizedHead. */
-  buildCallsPerBlock: number;
-  getBlockPerBlock: number;
-  requests: number;
+  /** Extrinsics in the blocks measured, on average: the load's size. */
+  extrinsics: number;
+  perBlock: number;
+  byMethod: Record<string, number>;
   errors: number;
-  seconds: number;
 }
 
-function callFigures(fleet: Replica[], blocks: number) {
-  const calls = callsOf(fleet);
-  return {
-    callsPerBlock: calls / blocks,
-    buildCallsPerBlock: (calls - callsOf(fleet, 'chain_getFinalizedHead')) / blocks,
-    getBlockPerBlock: callsOf(fleet, 'chain_getBlock') / blocks,
-  };
+async function newBlock(devnet: Devnet, signer: Signer, load: Load, transfers: number): Promise<number> {
+  if (load === 'small') return (await devnet.chain.newBlock()).number;
+  const transactions: `0x${string}`[] = [];
+  for (let i = 0; i < transfers; i++) transactions.push((await signer.transfer(1_000_000_000n + BigInt(i))) as `0x${string}`);
+  return (await devnet.chain.newBlock({ transactions })).number;
 }
 
-/** `clients` loops asking `next()`'s paths of `baseUrl` until it returns undefined. */
-async function drive(baseUrl: string, clients: number, next: () => string | undefined): Promise<{ requests: number; errors: number }> {
-  let requests = 0;
+/** Each replica's client asks for the block and its header as soon as it is built: the errors, and the block's extrinsics. */
+async function askAll(fleet: Replica[], number: number): Promise<{ errors: number; extrinsics: number }> {
   let errors = 0;
+  let extrinsics = 0;
   await Promise.all(
-    Array.from({ length: clients }, async () => {
-      for (let path = next(); path !== undefined; path = next()) {
-        try {
-          const response = await fetch(baseUrl + path);
-          await response.arrayBuffer();
-          if (response.status === 200) requests += 1;
-          else errors += 1;
-        } catch {
-          errors += 1;
-        }
+    fleet.map(async (replica) => {
+      for (const path of [`/blocks/${number}`, `/blocks/${number}/header`]) {
+        const response = await fetch(replica.url + path);
+        const body = (await response.json()) as { extrinsics?: unknown[] };
+        if (response.status !== 200) errors += 1;
+        else if (body.extrinsics) extrinsics = body.extrinsics.length;
       }
     }),
   );
-  return { requests, errors };
+  return { errors, extrinsics };
 }
 
-async function walk(balancer: string, fleet: Replica[], blocks: number, clients: number): Promise<Figures> {
+async function measure(devnet: Devnet, signer: Signer, fleet: Replica[], load: Load, options: Options): Promise<Figures> {
+  // A first block of the kind with everything warm: runtimes, fee knowledge, hash windows.
+  await askAll(fleet, await newBlock(devnet, signer, load, options.transfers));
+  await sleep(SETTLE_MS);
   for (const replica of fleet) replica.relay.reset();
-  let height = 0;
-  const started = performance.now();
-  const { requests, errors } = await drive(balancer, clients, () => (height < blocks ? `/blocks/${++height}` : undefined));
-  const seconds = (performance.now() - started) / 1000;
-  return { ...callFigures(fleet, blocks), requests, errors, seconds };
-}
-
-async function pollHead(devnet: Devnet, balancer: string, fleet: Replica[], blocks: number, clients: number): Promise<Figures> {
-  await devnet.chain.newBlock();
-  await sleep(1000);
-  for (const replica of fleet) replica.relay.reset();
-  let polling = true;
-  let head = -1;
-  const paths = ['/blocks/head'];
-  const started = performance.now();
-  const driving = drive(balancer, clients, () => {
-    if (!polling) return undefined;
-    // Every other request asks for the newest block by its height, as a client that saw it in the head does.
-    const path = head >= 0 && paths.length % 2 === 0 ? `/blocks/${head}` : '/blocks/head';
-    paths.push(path);
-    return path;
-  });
-  for (let i = 0; i < blocks; i++) {
-    head = (await devnet.chain.newBlock()).number;
-    await sleep(1000);
+  let errors = 0;
+  let extrinsics = 0;
+  for (let i = 0; i < options.blocks; i++) {
+    const asked = await askAll(fleet, await newBlock(devnet, signer, load, options.transfers));
+    errors += asked.errors;
+    extrinsics += asked.extrinsics;
+    await sleep(SETTLE_MS);
   }
-  polling = false;
-  const { requests, errors } = await driving;
-  const seconds = (performance.now() - started) / 1000;
-  return { ...callFigures(fleet, blocks), requests, errors, seconds };
+  const byMethod: Record<string, number> = {};
+  for (const method of METHODS) byMethod[method] = callsOf(fleet, method) / options.blocks;
+  return { extrinsics: extrinsics / options.blocks, perBlock: callsOf(fleet) / options.blocks, byMethod, errors };
 }
 
 async function main() {
   const options = parseOptions(process.argv.slice(2));
-  ensureNginx();
-  const { devnet, manifest } = await serveStoredChain(0);
-  const walkBlocks = Math.min(options.walk, manifest.head.number);
-  const results: Record<string, unknown> = { options: { ...options, walk: walkBlocks } };
-  const rows: string[][] = [['replicas', 'load', 'node calls/block', 'build calls/block', 'getBlock/block', 'req/s', 'req/s per replica', 'errors']];
-  for (const size of [1, 2, 3]) {
+  const { devnet } = await serveStoredChain(0);
+  const signer = await devnetSigner(devnet.wsUrl);
+  const results: Record<string, unknown> = { options };
+  const figures = new Map<string, Figures>();
+  for (const size of SIZES) {
     // A Redis of its own: each fleet starts cold.
     const redis = await startRedis();
-    const fleet = await Promise.all(Array.from({ length: size }, () => startReplica(devnet.wsUrl, { REDIS_URL: redis.url })));
-    const balancer = await startNginx(fleet.map((replica) => replica.url));
-    const walked = await walk(balancer.url, fleet, walkBlocks, options.clients);
-    const polled = await pollHead(devnet, balancer.url, fleet, options.blocks, options.clients);
-    for (const [load, figures] of [
-      ['walk', walked],
-      ['head polling', polled],
-    ] as const) {
-      const rate = figures.requests / figures.seconds;
-      rows.push([
-        String(size),
-        load,
-        String(round(figures.callsPerBlock)),
-        String(round(figures.buildCallsPerBlock)),
-        String(round(figures.getBlockPerBlock, 2)),
-        String(Math.round(rate)),
-        String(Math.round(rate / size)),
-        String(figures.errors),
-      ]);
-      results[`${size}-${load}`] = { ...figures, reqPerSecond: round(rate), reqPerSecondPerReplica: round(rate / size) };
+    const fleet: Replica[] = [];
+    // One after another: a replica's start (its index filled back) is not counted, and does not crowd the others'.
+    for (let i = 0; i < size; i++) fleet.push(await startReplica(devnet.wsUrl, { REDIS_URL: redis.url, FASTCAR_EXTRINSIC_INDEX_BLOCKS: '16' }));
+    await sleep(1500);
+    for (const load of ['small', 'fee-heavy'] as const) {
+      console.error(`  ${size} replica(s), ${load} blocks`);
+      const measured = await measure(devnet, signer, fleet, load, options);
+      figures.set(`${size}:${load}`, measured);
+      results[`${size}-${load}`] = measured;
     }
     console.error(`  ${size} replica(s) done`);
-    await balancer.stop();
     await Promise.all(fleet.map((replica) => replica.stop()));
     await redis.stop();
+  }
+  const rows: string[][] = [['blocks', 'extrinsics', 'replicas', 'calls/block', 'x one', ...METHODS.map((method) => method.replace(/^(chain|state)_/, '')), 'errors']];
+  for (const load of ['small', 'fee-heavy'] as const) {
+    const one = figures.get(`1:${load}`)!.perBlock;
+    for (const size of SIZES) {
+      const measured = figures.get(`${size}:${load}`)!;
+      rows.push([
+        load,
+        String(round(measured.extrinsics, 1)),
+        String(size),
+        String(round(measured.perBlock, 1)),
+        String(round(measured.perBlock / one)),
+        ...METHODS.map((method) => String(round(measured.byMethod[method] ?? 0, 1))),
+        String(measured.errors),
+      ]);
+      results[`${size}-${load}-ratio`] = round(measured.perBlock / one);
+    }
   }
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   for (const row of rows) console.log(row.map((cell, column) => cell.padStart(widths[column])).join('  '));
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(join(__dirname, 'results', 'fleet.json'), `${JSON.stringify(results, null, 2)}\n`);
+  await signer.close();
   await devnet.close();
   // The devnet's executor threads outlive its close by a moment: the bench ends when its table is out.
   process.exit(0);

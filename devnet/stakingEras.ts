@@ -9,6 +9,8 @@ import type { StorageEntryBase } from '@polkadot/api/types';
 import { u8aToHex } from '@polkadot/util';
 import { cryptoWaitReady } from '@polkadot/util-crypto';
 
+import { ASSET_HUB_BABE } from '../src/services/staking/babeFacts';
+import { sessionOfEpoch } from '../src/services/staking/stakingReads';
 import { crowdOfEra, crowdValidatorIds, type CrowdSize } from './stakingCrowd';
 
 /** The first era written: after westmint's last relay-paid era (9297), which sidecar asks the relay chain for. */
@@ -49,10 +51,28 @@ type Entry = StorageEntryBase<'promise', never>;
 const SET_STORAGE_CHARS = 8_000_000;
 
 /**
+ * The session an Asset Hub is in at `nowMs` as its relay chain counts them (the relay's
+ * skipped epochs from `relay`, none without one), so the eras start at sessions that
+ * lie just behind it, as on a live chain.
+ */
+async function currentSession(api: ApiPromise, nowMs: bigint, relay?: ApiPromise): Promise<bigint> {
+  const babe = ASSET_HUB_BABE[api.runtimeVersion.specName.toString()];
+  if (!babe) throw new Error(`no BABE facts for ${api.runtimeVersion.specName.toString()}`);
+  const epoch = (nowMs / babe.slotDurationMs - babe.genesisSlot) / babe.epochDuration;
+  const skipped = relay ? ((await relay.query.babe.skippedEpochs()) as unknown as [{ toString(): string }, { toString(): string }][]) : [];
+  return sessionOfEpoch(
+    epoch,
+    skipped.map(([at, session]) => [BigInt(at.toString()), BigInt(session.toString())]),
+  );
+}
+
+/**
  * `crowd` (the bench only): every era also has `crowd.validators` more validators with
  * pages of nominators, as a real chain's eras have, N1 and N2 backing 16 validators each.
+ * `relay`: the relay chain beside the devnet, whose skipped epochs place the eras' start
+ * sessions (BondedEras) where its session count is.
  */
-export async function writeStakingEras(api: ApiPromise, crowd?: CrowdSize): Promise<StakingWorld> {
+export async function writeStakingEras(api: ApiPromise, crowd?: CrowdSize, relay?: ApiPromise): Promise<StakingWorld> {
   await cryptoWaitReady();
   const keyring = new Keyring({ type: 'sr25519', ss58Format: 42 });
   const address = (uri: string) => keyring.addFromUri(uri).address;
@@ -160,6 +180,13 @@ export async function writeStakingEras(api: ApiPromise, crowd?: CrowdSize): Prom
   }
   put('currentEra', [], ACTIVE_ERA);
   put('activeEra', [], { index: ACTIVE_ERA, start: now });
+  // Each era's first session, the active one's a session ago: progress reads where the active era began.
+  const sessionsPerEra = BigInt((api.consts.staking as unknown as { sessionsPerEra: { toString(): string } }).sessionsPerEra.toString());
+  const session = await currentSession(api, BigInt(now), relay);
+  const starts: [number, bigint][] = [];
+  for (let era = FIRST_ERA; era <= ACTIVE_ERA; era++) starts.push([era, session - 1n - BigInt(ACTIVE_ERA - era) * sessionsPerEra]);
+  put('bondedEras', [], starts);
+  if (staking.erasStartSessionIndex) for (const [era, start] of starts) put('erasStartSessionIndex', [era], start);
   // In parts the devnet's message limit takes.
   for (let at = 0; at < pairs.length; ) {
     const part: [string, string][] = [];

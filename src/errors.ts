@@ -29,8 +29,19 @@ export class BeyondHeadError extends Error {
   }
 }
 
-/** What the request asks for does not exist at the block it names (a metadata version the runtime does not offer). */
+/**
+ * What the request asks for does not exist at the block it names (a metadata version the
+ * runtime does not offer, a pallet it lacks, state pruned): a 400, the client may ask
+ * another block or another thing. A fault of the chain's own state is a ChainStateError.
+ */
 export class NotAtThisBlockError extends Error {}
+
+/**
+ * The chain's state at the block contradicts what its runtime promises (an active era
+ * with no start session, a bonded stash with no ledger): nothing the client asked is
+ * wrong, and another block may answer. A 500 that says so, as sidecar answers it.
+ */
+export class ChainStateError extends Error {}
 
 /** This instance cannot take the request now (a cap reached, or closing); another instance, or a later try, may. */
 export class AtCapacityError extends Error {}

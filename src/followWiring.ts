@@ -2,7 +2,7 @@
 // finalized blocks (the prebuilder's and the streams'), the block streams, the
 // extrinsic index, their metrics and their routes' handlers. server.ts serves them.
 
-import type { RedisStore } from './cache/redisStore';
+import type { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
 import { followHandlers } from './controllers/follow/handlers';
 import type { FollowRouteName } from './controllers/follow/routes';
@@ -17,13 +17,13 @@ import { ExtrinsicIndex } from './services/follow/extrinsicIndex';
 import { FinalizedBuilds } from './services/follow/finalizedBuilds';
 import { FinalizedFeed } from './services/follow/finalizedFeed';
 import type { FinalizedHead } from './services/finalizedHead';
-import { Prebuilder } from './services/follow/prebuilder';
+import { DEFAULT_QUERY, Prebuilder } from './services/follow/prebuilder';
 
 export interface ChainParts {
   node: NodeClient;
   finalized: FinalizedHead;
   services: ChainServices;
-  redis?: RedisStore;
+  cache: TieredCache;
 }
 
 export interface Following {
@@ -35,7 +35,7 @@ export interface Following {
 type FollowConfig = Pick<Config, 'prebuildBlocks' | 'maxStreams' | 'streamBufferBytes' | 'extrinsicIndexBlocks' | 'strictParams'>;
 
 export function followTheChain(
-  { node, finalized, services, redis }: ChainParts,
+  { node, finalized, services, cache }: ChainParts,
   config: FollowConfig,
   metrics: Metrics,
   logger: Logger,
@@ -55,7 +55,9 @@ export function followTheChain(
     { maxStreams: config.maxStreams, bufferBytes: config.streamBufferBytes },
     logger,
   );
-  const index = new ExtrinsicIndex({ ids: services.ids, node, feed, redis, logger, size: config.extrinsicIndexBlocks });
+  // With the prebuilder on, every new height is built anyway (once per fleet): the index takes its hashes from that build.
+  const built = config.prebuildBlocks > 0 ? (height: number) => builds.block({ kind: 'number', number: height }, DEFAULT_QUERY) : undefined;
+  const index = new ExtrinsicIndex({ ids: services.ids, node, feed, cache, built, logger, size: config.extrinsicIndexBlocks });
   index.start();
 
   metrics.gauge('fastcar_streams_open', 'Block streams open now', () => streams.open);

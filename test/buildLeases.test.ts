@@ -28,12 +28,12 @@ const form: SharedForm<string> = { shared: (value) => (value.startsWith('final')
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function replica(url = redis.url): Promise<Replica> {
-  const store = new RedisStore(url, PREFIX, 60);
-  stores.push(store);
-  const cache = new TieredCache(1024 * 1024, store);
   const logged: string[] = [];
   const logger = { warn: (text: string) => logged.push(text), info: (text: string) => logged.push(text), flush: () => undefined };
-  const leases = new BuildLeases(cache, store, LEASE_MS, logger as never);
+  const store = new RedisStore(url, PREFIX, 60, logger as never);
+  stores.push(store);
+  const cache = new TieredCache(1024 * 1024, store);
+  const leases = new BuildLeases(cache, store, LEASE_MS);
   const deadline = Date.now() + 5000;
   while (!(store.connected && store.listening) && Date.now() < deadline && url === redis.url) await sleep(20);
   return { leases, cache, logged };

@@ -1,9 +1,12 @@
 // A fleet on one machine: fastcar replicas in processes of their own sharing one real
 // Redis, behind nginx as a user runs them, on the devnet, each reaching the node
-// through a counting relay of its own. While a client polls /blocks/head and
-// /blocks/{n} through nginx and each replica has a block stream open, new blocks are
-// finalized: three replicas cost the node what one does per new block (each block's
-// answer, per option set, built once across the fleet); a replica killed while it
+// through a counting relay of its own, each with its extrinsic index on. While a client
+// polls /blocks/head and /blocks/{n} through nginx, a client of each replica asks it for
+// each new block and its header the moment it is built, and each replica has a block
+// stream open, new (small) blocks are finalized: three replicas cost the node what one
+// does per new block (each block's answer, per option set, built once across the fleet
+// and read once: the indexes take its extrinsic hashes from that build; a new height's
+// hash and header come with the head each replica follows); a replica killed while it
 // holds a block's lease leaves the block to another within the lease time, with no
 // client seeing an error; Redis killed, the replicas serve on, each building for
 // itself, and each says so once.
@@ -51,7 +54,11 @@ let replicasStarted = 0;
 const addReplica = async () => {
   // Numbered before the start, which other replicas' starts overlap.
   const index = replicasStarted++;
-  replicas[index] = await startReplica(devnet.wsUrl, { REDIS_URL: redis.url, FASTCAR_BUILD_LEASE_MS: String(LEASE_MS) }, routeFor(index));
+  replicas[index] = await startReplica(
+    devnet.wsUrl,
+    { REDIS_URL: redis.url, FASTCAR_BUILD_LEASE_MS: String(LEASE_MS), FASTCAR_EXTRINSIC_INDEX_BLOCKS: '4' },
+    routeFor(index),
+  );
 };
 
 const newBlock = async () => {
@@ -103,12 +110,17 @@ async function callsPerBlock(fleet: Replica[], blocks: number) {
   const firstRead = blockReads.length;
   const built: number[] = [];
   const hashes: string[] = [];
+  const asked: number[] = [];
   for (let i = 0; i < blocks; i++) {
     const block = await newBlock();
     built.push(block.number);
     hashes.push(block.hash);
+    // A client of each replica asks it for the new block and its header at once.
+    const direct = fleet.flatMap((replica) => [`/blocks/${block.number}`, `/blocks/${block.number}/header`].map((path) => fetch(replica.url + path)));
+    asked.push(...(await Promise.all(direct)).map((answer) => answer.status));
     await client.rounds(POLLS_PER_BLOCK, POLL_GAP_MS);
   }
+  expect(asked.filter((status) => status !== 200)).toEqual([]);
   await sleep(500);
   const calls = callsOf(fleet);
   const reads = blockReads.slice(firstRead).filter((read) => hashes.includes(read.hash)).length;
@@ -126,8 +138,13 @@ it('three replicas cost the node what one does per new block, block streams incl
   await Promise.all([addReplica(), addReplica()]);
   const three = await callsPerBlock(replicas, 4);
   expect([one.failures, three.failures]).toEqual([[], []]);
-  // Two option sets (the client's and the streams' eventDocs=true), each built once per block by the whole fleet.
+  // Two option sets (the client's and the streams' eventDocs=true), each built once per block by the whole fleet;
+  // the extrinsic indexes read no block of their own.
   expect([one.readsPerBlock, three.readsPerBlock]).toEqual([2, 2]);
+  // A new height's hash and header come with the followed head: no replica looks either up.
+  for (const method of ['chain_getBlockHash', 'chain_getHeader']) {
+    expect({ method, calls: three.calls.map((counts) => counts[method] ?? 0) }).toEqual({ method, calls: [0, 0, 0] });
+  }
   if (three.perBlock > 1.2 * one.perBlock)
     throw new Error(`node calls per block: one replica ${one.perBlock}, three ${three.perBlock}: ${JSON.stringify(three.calls)}`);
 }, 600_000);

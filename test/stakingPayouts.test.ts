@@ -17,11 +17,12 @@ import type { Fastcar } from '../src/server';
 import { stakerPayout } from '../src/services/staking/payoutMath';
 import { startDevnet } from './support/devnet';
 import { sidecarComparison } from './support/sidecarCompare';
-import { IDLE_ERA, LAST_ERA, POINTLESS_ERA, TWO_PAGE_ERA, UNREWARDED_ERA, writeStakingEras, type StakingWorld } from '../devnet/stakingEras';
+import { ACTIVE_ERA, IDLE_ERA, LAST_ERA, POINTLESS_ERA, TWO_PAGE_ERA, UNREWARDED_ERA, writeStakingEras, type StakingWorld } from '../devnet/stakingEras';
 
 let devnet: Devnet;
 let relay: RelayDevnet;
 let api: ApiPromise;
+let relayApi: ApiPromise;
 let world: StakingWorld;
 let sidecar: Peer;
 let fastcar: Fastcar;
@@ -29,8 +30,10 @@ const { compare, both, compareError } = sidecarComparison(() => ({ sidecar: side
 
 beforeAll(async () => {
   [{ devnet }, relay] = await Promise.all([startDevnet(), startRelayDevnet({ port: 0 })]);
-  api = await ApiPromise.create({ provider: new WsProvider(devnet.wsUrl), noInitWarn: true });
-  world = await writeStakingEras(api);
+  [api, relayApi] = await Promise.all(
+    [devnet.wsUrl, relay.wsUrl].map((url) => ApiPromise.create({ provider: new WsProvider(url), noInitWarn: true })),
+  );
+  world = await writeStakingEras(api, undefined, relayApi);
   const multiChain = JSON.stringify([{ url: relay.wsUrl, type: 'relay' }]);
   [sidecar, fastcar] = await Promise.all([
     startSidecar(devnet.wsUrl, '/runtime/spec', { SAS_SUBSTRATE_MULTI_CHAIN_URL: multiChain }, 20),
@@ -39,7 +42,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await Promise.all([sidecar?.stop(), fastcar?.close(), api?.disconnect()]);
+  await Promise.all([sidecar?.stop(), fastcar?.close(), api?.disconnect(), relayApi?.disconnect()]);
   await Promise.all([devnet?.close(), relay?.close()]);
 });
 
@@ -204,5 +207,38 @@ describe('/accounts/{accountId}/staking-payouts', () => {
     const { theirs, ours } = await both(`/accounts/${world.n1}/staking-payouts?depth=84`);
     expect([theirs.status, ours.status]).toEqual([500, 400]);
     expect((ours.body as { message: string }).message).toMatch(/relay chain before staking moved/);
+  });
+});
+
+describe('/pallets/staking/progress with eras in place', () => {
+  it('answers as sidecar 20, the active era started where BondedEras says, by height and by hash', async () => {
+    for (const at of blocks()) {
+      const progress = (await compare(withQuery('/pallets/staking/progress', at))) as { activeEra: string; nextActiveEraEstimate: string; at: { height: string } };
+      expect(progress.activeEra).toBe(String(ACTIVE_ERA));
+      // Written to have begun a session ago: the era ends ahead of the block, not behind it.
+      expect(Number(progress.nextActiveEraEstimate)).toBeGreaterThan(Number(progress.at.height));
+    }
+  });
+
+  it("answers a chain's own inconsistency (no start session for the active era, a stash's ledger missing) with sidecar 20 its 500 and words", async () => {
+    const staking = api.query.staking;
+    const keys = [staking.bondedEras.key(), staking.ledger.key(world.controller3)];
+    const kept = await Promise.all(keys.map(async (key) => (await api.rpc.state.getStorage(key)) as unknown as { toHex(): string; isEmpty: boolean }));
+    // The devnet's eras before they were written in full: BondedEras still at genesis, and a ledger lost.
+    await api.rpc('dev_setStorage' as never, [
+      [keys[0], api.createType('Vec<(u32,u32)>', [[0, 0]]).toHex()],
+      [keys[1], null],
+    ] as never);
+    await api.rpc('dev_newBlock' as never, {} as never);
+    const height = (await api.rpc.chain.getHeader()).number.toNumber();
+    try {
+      const progress = await compareError(`/pallets/staking/progress?at=${height}`, 500);
+      expect(progress).toBe('EraStartSessionIndex is None when Some was expected.');
+      const info = await compareError(`/accounts/${world.v3}/staking-info?at=${height}`, 500);
+      expect(info).toBe(`Staking ledger could not be found for controller address "${world.controller3}"`);
+    } finally {
+      await api.rpc('dev_setStorage' as never, keys.map((key, i) => [key, kept[i]!.isEmpty ? null : kept[i]!.toHex()]) as never);
+      await api.rpc('dev_newBlock' as never, {} as never);
+    }
   });
 });

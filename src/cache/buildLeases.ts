@@ -5,10 +5,11 @@
 // that died says nothing, its lease lapses, and one waiter (the first to take the
 // lease again) builds in its place while the others wait on that one. A holder whose
 // build failed, or whose answer turned out not to be final, says so: each waiter then
-// builds its own, as without Redis. Redis away: each replica builds for itself.
+// builds its own, as without Redis. Redis away (closed, or open and not answering):
+// each replica builds for itself, and a waiter is woken at once to do so (the store
+// says when Redis goes away, and logs it).
 import { randomBytes } from 'node:crypto';
 
-import type { Logger } from '../logger';
 import type { RedisStore } from './redisStore';
 import type { TieredCache } from './tieredCache';
 
@@ -36,13 +37,13 @@ const POLL_MS = 100;
 /** Leases waited out before building regardless: the one found, and one taken over from a holder that died. */
 const ROUNDS = 2;
 
-type Announcement = 'kept' | 'notKept';
+/** What a holder said of its build; `away`: nothing more will be heard, Redis went away. */
+type Announcement = 'kept' | 'notKept' | 'away';
 
 export class BuildLeases {
   private readonly listeners = new Map<string, Set<(said: Announcement) => void>>();
   private readonly replica = randomBytes(6).toString('hex');
   private sequence = 0;
-  private redisAway = false;
   readonly counters: Record<LeaseOutcome, number> = { led: 0, awaited: 0, tookOver: 0, redisAway: 0, notShared: 0 };
 
   /** `leaseMs`: how long a lease holds, so the longest a replica waits on one that died. */
@@ -50,9 +51,11 @@ export class BuildLeases {
     private readonly cache: TieredCache,
     private readonly redis: RedisStore,
     readonly leaseMs: number,
-    private readonly logger: Pick<Logger, 'warn' | 'info' | 'flush'>,
   ) {
     redis.listen(CHANNEL, (message) => this.heard(message));
+    redis.onAway(() => {
+      for (const listeners of this.listeners.values()) for (const listener of listeners) listener('away');
+    });
   }
 
   /**
@@ -77,9 +80,7 @@ export class BuildLeases {
         let taken: boolean;
         try {
           taken = await this.redis.takeIfFree(lease, token, this.leaseMs);
-          this.noteRedis(true);
         } catch {
-          this.noteRedis(false);
           return this.alone(key, build, form, () => count('redisAway'));
         }
         if (taken)
@@ -99,6 +100,7 @@ export class BuildLeases {
         count('awaited');
         return kept;
       }
+      if (said === 'away') return this.alone(key, build, form, () => count('redisAway'));
       // The holder's answer may still change, or its build failed: this replica builds its own.
       if (said === 'notKept') return this.alone(key, build, form, () => count('notShared'));
       // Silence and no answer: the holder died; the next round takes the lease over.
@@ -138,7 +140,7 @@ export class BuildLeases {
   }
 
   /** Told, then freed: a waiter that wakes on the lease's end finds the answer or the word. */
-  private end(key: string, lease: string, token: string, said: Announcement): void {
+  private end(key: string, lease: string, token: string, said: 'kept' | 'notKept'): void {
     this.redis.publish(CHANNEL, `${said} ${key}`).catch(() => undefined);
     this.redis.freeIfHeld(lease, token).catch(() => undefined);
   }
@@ -174,7 +176,9 @@ export class BuildLeases {
     this.listeners.set(key, listeners);
     try {
       for (;;) {
+        if (!this.redis.connected) return 'away';
         const left = await this.redis.remainingMs(lease).catch(() => 0);
+        if (!this.redis.connected) return 'away';
         const wait = Math.min(left, deadline - Date.now(), this.redis.listening ? left : POLL_MS);
         if (heard.said !== undefined || left === 0 || wait <= 0) return heard.said;
         await new Promise<void>((resolve) => {
@@ -196,15 +200,5 @@ export class BuildLeases {
     const said = message.slice(0, space);
     if (said !== 'kept' && said !== 'notKept') return;
     for (const listener of this.listeners.get(message.slice(space + 1)) ?? []) listener(said);
-  }
-
-  /** Says once when Redis goes away and once when it is back, however many builds notice. */
-  private noteRedis(reachable: boolean): void {
-    if (reachable === !this.redisAway) return;
-    this.redisAway = !reachable;
-    if (this.redisAway) this.logger.warn('Redis is away (or did not answer in time): this replica builds final block answers for itself until it is back');
-    else this.logger.info('Redis is back: final block answers are built once across the replicas again');
-    // Out now, not when the log's buffer fills: the operator should see it while it matters.
-    this.logger.flush();
   }
 }

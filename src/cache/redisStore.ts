@@ -1,60 +1,89 @@
-// The shared second cache layer. Redis being down must never fail a request:
-// every call gives up quickly and the caller falls back to the node. Beside the
-// entries, the few commands build leases need (buildLeases.ts): a key taken only
-// if free, freed only by its holder, and a channel that says a build ended.
+// The shared second cache layer. Redis being down, or frozen with its connection
+// open, must never fail or hold up a request: every command gives up within
+// REDIS_BOUND_MS, the first that does marks Redis away (redisLiveness.ts) and the
+// callers fall back to the node (and to building alone) without trying it again
+// until it answers. Beside the entries, the few commands build leases need
+// (buildLeases.ts): a key taken only if free, freed only by its holder, and a
+// channel that says a build ended.
 import Redis from 'ioredis';
+
+import type { Logger } from '../logger';
+import { REDIS_BOUND_MS, RedisLiveness } from './redisLiveness';
 
 /** Deletes KEYS[1] only while it still holds ARGV[1]: a lease that lapsed and was taken by another is not freed by its old holder. */
 const DELETE_IF_HELD = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
+type Words = Pick<Logger, 'warn' | 'info' | 'flush'>;
+
 export class RedisStore {
   private readonly client: Redis;
   private listener?: Redis;
+  private readonly liveness: RedisLiveness;
+  private readonly awayListeners: (() => void)[] = [];
 
   constructor(
     private readonly url: string,
     private readonly prefix: string,
     private readonly ttlSeconds: number,
+    logger?: Words,
   ) {
     this.client = connect(url);
+    this.liveness = new RedisLiveness(this.client, {
+      away: () => {
+        logger?.warn(`Redis is away (or did not answer within ${REDIS_BOUND_MS} ms): this replica reads and builds final answers for itself until it is back`);
+        // Out now, not when the log's buffer fills: the operator should see it while it matters.
+        logger?.flush();
+        for (const listener of this.awayListeners) listener();
+      },
+      back: () => {
+        logger?.info('Redis is back: final answers are shared and built once across the replicas again');
+        logger?.flush();
+      },
+    });
   }
 
+  /** Redis answers now: commands are sent (else each gives up at once). */
   get connected(): boolean {
-    return this.client.status === 'ready';
+    return this.liveness.answering;
+  }
+
+  /** Calls `listener` each time Redis goes away (closed, or not answering). */
+  onAway(listener: () => void): void {
+    this.awayListeners.push(listener);
   }
 
   async get(key: string): Promise<string | undefined> {
     if (!this.connected) return undefined;
-    const value = await this.client.get(this.prefix + key);
+    const value = await this.bounded(this.client.get(this.prefix + key));
     return value ?? undefined;
   }
 
   async set(key: string, value: string): Promise<void> {
     if (!this.connected) return;
-    await this.client.set(this.prefix + key, value, 'EX', this.ttlSeconds);
+    await this.bounded(this.client.set(this.prefix + key, value, 'EX', this.ttlSeconds));
   }
 
   /** Sets `key` to `value` for `ms` only if it is free: true when this call took it. Fails while Redis is away. */
   async takeIfFree(key: string, value: string, ms: number): Promise<boolean> {
-    if (!this.connected) throw new Error('Redis is not connected');
-    return (await this.client.set(this.prefix + key, value, 'PX', ms, 'NX')) === 'OK';
+    if (!this.connected) throw new Error('Redis is away');
+    return (await this.bounded(this.client.set(this.prefix + key, value, 'PX', ms, 'NX'))) === 'OK';
   }
 
   /** Deletes `key` if it still holds `value`. */
   async freeIfHeld(key: string, value: string): Promise<void> {
     if (!this.connected) return;
-    await this.client.eval(DELETE_IF_HELD, 1, this.prefix + key, value);
+    await this.bounded(this.client.eval(DELETE_IF_HELD, 1, this.prefix + key, value));
   }
 
   /** Milliseconds `key` has left: 0 when it is gone. Fails while Redis is away. */
   async remainingMs(key: string): Promise<number> {
-    if (!this.connected) throw new Error('Redis is not connected');
-    return Math.max(0, await this.client.pttl(this.prefix + key));
+    if (!this.connected) throw new Error('Redis is away');
+    return Math.max(0, await this.bounded(this.client.pttl(this.prefix + key)));
   }
 
   async publish(channel: string, message: string): Promise<void> {
     if (!this.connected) return;
-    await this.client.publish(this.prefix + channel, message);
+    await this.bounded(this.client.publish(this.prefix + channel, message));
   }
 
   /**
@@ -74,12 +103,23 @@ export class RedisStore {
 
   /** Whether the channel's messages arrive now. */
   get listening(): boolean {
-    return this.listener?.status === 'ready';
+    return this.connected && this.listener?.status === 'ready';
   }
 
   async close(): Promise<void> {
+    this.liveness.close();
     this.client.disconnect();
     this.listener?.disconnect();
+  }
+
+  /** A command's answer; its failure (a timeout on a frozen Redis included) marks Redis away. */
+  private async bounded<T>(command: Promise<T>): Promise<T> {
+    try {
+      return await command;
+    } catch (error) {
+      this.liveness.failed();
+      throw error;
+    }
   }
 }
 
@@ -89,7 +129,7 @@ function connect(url: string): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 1000,
-    commandTimeout: 500,
+    commandTimeout: REDIS_BOUND_MS,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
   // Connection errors are expected while Redis is away; they surface as misses.

@@ -2,7 +2,7 @@
 // sentence, never a stack trace or an internal path.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { ApiError, AtCapacityError, BeyondHeadError, IncompleteNodeAnswerError, NotAtThisBlockError, TransactionError, UnknownBlockError } from '../errors';
+import { ApiError, AtCapacityError, BeyondHeadError, ChainStateError, IncompleteNodeAnswerError, NotAtThisBlockError, TransactionError, UnknownBlockError } from '../errors';
 import type { Logger } from '../logger';
 import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeErrors';
 import { respond, type Reply } from './reply';
@@ -15,13 +15,16 @@ export interface ErrorAnswer {
   reply: Reply;
   /** Not a known condition: a fault worth logging. */
   unexpected: boolean;
+  /** The chain's state contradicts its runtime: not fastcar's fault, but the operator should hear of it. */
+  chainState?: boolean;
 }
 
-function describe(error: unknown): { status: number; message: string; unexpected?: boolean; retryAfterSeconds?: number } {
+function describe(error: unknown): { status: number; message: string; unexpected?: boolean; chainState?: boolean; retryAfterSeconds?: number } {
   if (error instanceof ApiError) return { status: error.status, message: error.message };
   if (error instanceof BeyondHeadError) return { status: 400, message: error.message };
   if (error instanceof UnknownBlockError) return { status: 404, message: error.message };
   if (error instanceof NotAtThisBlockError) return { status: 400, message: error.message };
+  if (error instanceof ChainStateError) return { status: 500, message: error.message, chainState: true };
   if (error instanceof AtCapacityError) return { status: 503, message: error.message };
   // Nobody is left to read it: not a fault to log.
   if (error instanceof BodyAbandonedError) return { status: 400, message: error.message };
@@ -48,10 +51,11 @@ function transactionErrorBody(error: TransactionError): string {
 
 export function errorReply(error: unknown): ErrorAnswer {
   if (error instanceof TransactionError) return { reply: { status: error.status, body: transactionErrorBody(error) }, unexpected: false };
-  const { status, message, unexpected = false, retryAfterSeconds = RETRY_AFTER_SECONDS } = describe(error);
+  const { status, message, unexpected = false, chainState, retryAfterSeconds = RETRY_AFTER_SECONDS } = describe(error);
   return {
     reply: { status, body: JSON.stringify({ code: status, message }), retryAfterSeconds: status === 503 ? retryAfterSeconds : undefined },
     unexpected,
+    chainState,
   };
 }
 
@@ -60,8 +64,9 @@ export function errorReply(error: unknown): ErrorAnswer {
  * under way can only be cut short (no client may take half an answer for a whole one).
  */
 export function answerError(req: IncomingMessage, res: ServerResponse, error: unknown, logger: Logger, url: string): void {
-  const { reply, unexpected } = errorReply(error);
+  const { reply, unexpected, chainState } = errorReply(error);
   if (unexpected) logger.error({ err: error, url: url.slice(0, 300) }, 'request failed');
+  else if (chainState) logger.warn({ reason: reply.body, url: url.slice(0, 300) }, "the chain's state at the block asked contradicts its runtime");
   if (res.headersSent) {
     res.end();
     return;

@@ -1,51 +1,53 @@
 // The Redis connection that rate-limit counters are kept in, so that every
 // process behind one balancer counts a client once. Redis being away must never
-// refuse or stall a request: a command not answered quickly fails, and the
-// limiters count in process meanwhile (their insurance). Each change between
-// shared and in-process counting is logged once, not per request.
+// refuse or stall a request: a command not answered within the bound fails and
+// marks Redis away (a frozen Redis keeps its connection open), and the limiters
+// count in process until it answers again (src/cache/redisLiveness.ts). Each
+// change between shared and in-process counting is logged once, not per request.
 import Redis from 'ioredis';
 
+import { REDIS_BOUND_MS, RedisLiveness } from '../cache/redisLiveness';
 import { urlForLogs, type Logger } from '../logger';
-
-/** A counter update waits no longer than this for Redis before the process counts on its own. */
-const COMMAND_TIMEOUT_MS = 250;
 
 export class CounterStore {
   readonly client: Redis;
-  private away = false;
-  private closing = false;
+  private readonly liveness: RedisLiveness;
 
   constructor(url: string, logger: Logger) {
     this.client = new Redis(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 1000,
-      commandTimeout: COMMAND_TIMEOUT_MS,
+      commandTimeout: REDIS_BOUND_MS,
       // Under load, the counters of many requests leave in one write.
       enableAutoPipelining: true,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     });
     const where = urlForLogs(url);
-    const lost = () => {
-      if (this.away || this.closing) return;
-      this.away = true;
-      logger.warn({ redis: where }, 'Redis is away: rate limits are counted in this process until it is back');
-    };
-    this.client.on('error', lost);
-    this.client.on('close', lost);
-    this.client.on('ready', () => {
-      if (this.away) logger.info({ redis: where }, 'Redis is back: rate limits are shared again');
-      this.away = false;
+    this.liveness = new RedisLiveness(this.client, {
+      away: () => {
+        logger.warn({ redis: where }, `Redis is away (or did not answer within ${REDIS_BOUND_MS} ms): rate limits are counted in this process until it is back`);
+        logger.flush();
+      },
+      back: () => {
+        logger.info({ redis: where }, 'Redis is back: rate limits are shared again');
+        logger.flush();
+      },
     });
   }
 
   /** Counters are in Redis right now (else each process counts on its own). */
   get shared(): boolean {
-    return this.client.status === 'ready';
+    return this.liveness.answering;
+  }
+
+  /** A counter command failed or was not answered in time: counted in process until Redis answers again. */
+  failed(): void {
+    this.liveness.failed();
   }
 
   close(): void {
-    this.closing = true;
+    this.liveness.close();
     this.client.disconnect();
   }
 }

@@ -2,8 +2,8 @@
 // rate-limiter-flexible: in Redis when there is a store, each key's counter a
 // Lua increment with its expiry; in process otherwise. A key that has used its
 // window is remembered in process until the window ends, so a flood from it costs
-// Redis nothing; and while Redis is away each process counts in memory (the
-// library's insurance limiter), then shares again once it is back.
+// Redis nothing; and while Redis is away (closed, or open and not answering within
+// its bound) each process counts in memory, then shares again once it answers.
 //
 // The calls of one key that arrive in one turn of the event loop are counted in
 // one increment, then handed their verdicts in arrival order: the same outcome as
@@ -21,24 +21,41 @@
 // twice its cap on calls not yet answered for (optimisticShare) past the limit in a
 // window, the calls it had on their way to Redis when the count crossed the limit and
 // those it let in before the answer saying so came back.
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 import type { CounterStore } from './counterStore';
 import { BURST_WINDOWS, type Rate } from './rates';
 
-function counter(keyPrefix: string, points: number, duration: number, store?: CounterStore): RateLimiterAbstract {
-  const memory = new RateLimiterMemory({ keyPrefix, points, duration });
-  if (!store) return memory;
-  return new RateLimiterRedis({
-    storeClient: store.client,
-    keyPrefix,
-    points,
-    duration,
-    inMemoryBlockOnConsumed: points,
-    // Not connected: straight to the insurance, no command tried.
-    rejectIfRedisNotReady: true,
-    insuranceLimiter: memory,
-  });
+/**
+ * One rate's counter: in Redis while the store answers, else in process. A Redis that
+ * fails or does not answer within its bound is marked away on the store, and the call
+ * is counted in process at once; no call is tried on Redis again until it answers.
+ */
+class Counter {
+  private readonly memory: RateLimiterMemory;
+  private readonly redis?: RateLimiterRedis;
+
+  constructor(
+    keyPrefix: string,
+    points: number,
+    duration: number,
+    private readonly store?: CounterStore,
+  ) {
+    this.memory = new RateLimiterMemory({ keyPrefix, points, duration });
+    if (store)
+      this.redis = new RateLimiterRedis({ storeClient: store.client, keyPrefix, points, duration, inMemoryBlockOnConsumed: points, rejectIfRedisNotReady: true });
+  }
+
+  async consume(key: string, points: number): Promise<RateLimiterRes> {
+    if (!this.redis || !this.store?.shared) return this.memory.consume(key, points);
+    try {
+      return await this.redis.consume(key, points);
+    } catch (refusal) {
+      if (refusal instanceof RateLimiterRes) throw refusal;
+      this.store.failed();
+      return this.memory.consume(key, points);
+    }
+  }
 }
 
 interface Waiter {
@@ -66,7 +83,7 @@ interface Taken {
 }
 
 /** How many of `points` a counter of `limit` let through, and when it lets more. */
-async function take(limiter: RateLimiterAbstract, key: string, points: number, limit: number): Promise<Taken> {
+async function take(limiter: Counter, key: string, points: number, limit: number): Promise<Taken> {
   try {
     const answer = await limiter.consume(key, points);
     return { taken: points, retryMs: 0, window: { counted: answer.consumedPoints, endsInMs: answer.msBeforeNext } };
@@ -91,8 +108,8 @@ const OPTIMISTIC_SHARE = 10;
 const OPTIMISTIC_MAX = 100_000;
 
 export class WindowLimiter {
-  private readonly steady: RateLimiterAbstract;
-  private readonly burst?: RateLimiterAbstract;
+  private readonly steady: Counter;
+  private readonly burst?: Counter;
   private waiting = new Map<string, Waiter[]>();
   /** Calls let in at once and not yet sent to the counter, by key. */
   private admitted = new Map<string, number>();
@@ -108,8 +125,8 @@ export class WindowLimiter {
     keyPrefix: string,
     store?: CounterStore,
   ) {
-    this.steady = counter(keyPrefix, rate.calls, rate.windowSeconds, store);
-    if (rate.burst > 0) this.burst = counter(`${keyPrefix}:burst`, rate.burst, rate.windowSeconds * BURST_WINDOWS, store);
+    this.steady = new Counter(keyPrefix, rate.calls, rate.windowSeconds, store);
+    if (rate.burst > 0) this.burst = new Counter(`${keyPrefix}:burst`, rate.burst, rate.windowSeconds * BURST_WINDOWS, store);
     this.optimisticShare = Math.min(OPTIMISTIC_MAX, Math.floor(rate.calls / OPTIMISTIC_SHARE));
   }
 

@@ -27,7 +27,7 @@ export class BlockIds {
 
   /** The hash of a finalized height, if a window or the cache has it (one lookup). */
   async cachedHash(number: number): Promise<Hex | undefined> {
-    return this.windows.known(number) ?? ((await this.cache.get(heightKey(number))) as Hex | undefined);
+    return this.finalized.hashAt(number) ?? this.windows.known(number) ?? ((await this.cache.get(heightKey(number))) as Hex | undefined);
   }
 
   /** The hash of a height, asked of the node (no cache lookup); kept once the height is finalized. */
@@ -75,7 +75,8 @@ export class BlockIds {
 
   /** The block the head endpoints mean: the finalized head, or the best block. */
   async headHash(finalized: boolean): Promise<Hex> {
-    if (finalized) return this.node.getFinalizedHead();
+    // The head followed: a crowd polling the head costs the node nothing.
+    if (finalized) return this.finalized.headHash ?? this.node.getFinalizedHead();
     const header = await this.node.getHeader();
     if (!header) throw new IncompleteNodeAnswerError('The node returned no best header.');
     return hashOfHeader(header);

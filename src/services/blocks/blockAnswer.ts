@@ -32,6 +32,8 @@ export interface BlockAnswer {
   /** Whether the answer can never change: finalized, canonical, complete. */
   immutable: boolean;
   fromCache: boolean;
+  /** The extrinsics' hashes, on an answer just built (the extrinsic index takes them from it). */
+  extrinsicHashes?: string[];
 }
 
 /** What follows the body's last field when sent: `finalized` unless left out, `decodedXcmMsgs` if asked for. */

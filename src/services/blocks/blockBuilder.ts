@@ -118,6 +118,7 @@ export class BlockBuilder {
       // Complete only with everything read: the events and the author's validators (pruned state gives neither).
       immutable: finalized && eventsBytes !== null && validatorsHex !== undefined,
       fromCache: false,
+      extrinsicHashes: decoded.hashes,
     };
   }
 }

@@ -116,11 +116,22 @@ export class BlocksService {
   /** Builds an answer not in the cache (identical concurrent requests share one build) and keeps it if final. */
   private async buildAndKeep(hash: Hex, query: BlockQuery, checkCanonical: boolean, parentHash: Hex | undefined, final: boolean): Promise<BlockAnswer> {
     const key = answerKey(hash, query);
-    const build = () => this.builder.build(hash, query, { checkCanonical, parentHash });
+    const build = () => this.builder.build(hash, query, { checkCanonical, parentHash }).then((answer) => this.keepHashes(answer));
     const { promise } = this.builds.run(`${key}:${Number(checkCanonical)}`, () =>
       this.leases ? this.leases.once(key, build, sharedForm(hash, query), { final }) : build().then((answer) => this.keep(key, answer)),
     );
     return filterXcm(await promise, query.paraId);
+  }
+
+  /**
+   * A final block's extrinsic hashes, kept as the extrinsic index reads them: written
+   * before the answer is (one connection, in order), so a replica told the answer is kept
+   * finds them too, and no replica reads the block again to index it.
+   */
+  private keepHashes({ extrinsicHashes, ...answer }: BlockAnswer): BlockAnswer {
+    if (answer.immutable && extrinsicHashes) this.cache.set(extrinsicHashesKey(answer.number), extrinsicHashes.map((hash) => hash.slice(2)).join(''));
+    // Not carried further: answers are kept in memory, the hashes are kept here.
+    return answer;
   }
 
   private keep(key: string, answer: BlockAnswer): BlockAnswer {
@@ -182,6 +193,11 @@ function sharedForm(hash: Hex, query: BlockQuery): SharedForm<BlockAnswer> {
     shared: (answer) => (answer.immutable ? toCached(answer) : undefined),
     read: (text) => fromCached(hash, text, query.decodedXcmMsgs),
   };
+}
+
+/** Where a finalized height's extrinsic hashes are kept: 64 hex digits each, in index order. */
+export function extrinsicHashesKey(height: number): string {
+  return `xh:${height}`;
 }
 
 function answerKey(hash: Hex, query: BlockQuery): string {

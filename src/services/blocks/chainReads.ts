@@ -39,10 +39,17 @@ export class ChainReads {
       if (!best) throw new IncompleteNodeAnswerError('The node returned no best header.');
       return headerAnswer(best);
     }
-    const hash = id === 'finalized' ? await this.node.getFinalizedHead() : await this.ids.resolve(id);
+    const hash = id === 'finalized' ? await this.ids.headHash(true) : await this.ids.resolve(id);
     const key = `hd:${hash}`;
     const cached = await this.cache.get(key);
     if (cached) return cached;
+    // A finalized head followed: its header came with it.
+    const followed = this.finalized.headerOf(hash);
+    if (followed) {
+      const json = headerAnswer(followed);
+      this.cache.set(key, json);
+      return json;
+    }
     const [header, finalizedNumber] = await wave([this.node.getHeader(hash), this.finalized.current()] as const);
     if (!header) throw new UnknownBlockError(hash);
     const json = headerAnswer(header);

@@ -2,17 +2,20 @@
 // blocks. Fed by following the finalized head (the feed the block streams follow),
 // every height in order, then filled back down to the window's start at a bounded
 // pace. Only finalized heights are ever read, so nothing here can be undone by a
-// fork. With Redis, each block's list of hashes is shared, keyed by height: another
-// instance (or this one after a restart) fills its window from there without
-// asking the node. Searches of other heights (`from`/`to`) read blocks the same way.
+// fork. A block's list of hashes is kept (in Redis too, keyed by height) by whoever
+// builds its answer; a new height is indexed from that build, the one the fleet shares
+// (the prebuilder's), so the fleet reads each new block once, for the build, not once
+// more per replica. A height no build kept is read from the node and its list kept.
+// Searches of other heights (`from`/`to`) read blocks the same way.
 import { blake2AsU8a } from '@polkadot/util-crypto';
 
 import { ExtrinsicWindow, HASH_BYTES, indexIn, type ExtrinsicPlace } from '../../cache/extrinsicWindow';
-import type { RedisStore } from '../../cache/redisStore';
+import type { TieredCache } from '../../cache/tieredCache';
 import { bytesOfHex } from '../../decode/hex';
 import type { Logger } from '../../logger';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import type { BlockIds } from '../blockIds';
+import { extrinsicHashesKey } from '../blocks/blocksService';
 import type { FinalizedFeed } from './finalizedFeed';
 import { pauseAfterFailures } from '../retryPause';
 
@@ -33,7 +36,10 @@ export interface ExtrinsicIndexParts {
   ids: Pick<BlockIds, 'hashOf'>;
   node: Pick<NodeClient, 'getBlock'>;
   feed: Pick<FinalizedFeed, 'head' | 'currentHead' | 'onAdvance'>;
-  redis?: Pick<RedisStore, 'get' | 'set'>;
+  /** Where block answers' builds keep the hashes (extrinsicHashesKey), in process and in Redis. */
+  cache: Pick<TieredCache, 'get' | 'set'>;
+  /** The shared build of a new finalized height (which keeps its hashes); none: the index reads the block itself. */
+  built?: (height: number) => Promise<unknown>;
   logger: Logger;
   /** Finalized blocks held; 0 turns the index off (searches with from/to still work). */
   size: number;
@@ -123,7 +129,7 @@ export class ExtrinsicIndex {
         if (this.parts.feed.head > window.high) continue;
       } else return;
       try {
-        const hashes = await this.hashesAt(height);
+        const hashes = await this.hashesAt(height, height > window.high);
         failures = 0;
         // Filling back and following never overlap (one loop), but the window may have moved under an await.
         if (window.size > 0 && height !== window.high + 1 && height !== window.low - 1) continue;
@@ -137,15 +143,24 @@ export class ExtrinsicIndex {
     }
   }
 
-  /** A finalized height's extrinsic hashes: from the window, from Redis, or read from the node (and shared). */
-  private async hashesAt(height: number): Promise<Buffer> {
+  /**
+   * A finalized height's extrinsic hashes: from the window, as kept by a build, or read
+   * from the node (and kept). `following`: a new height, whose shared build is awaited
+   * rather than the block read again.
+   */
+  private async hashesAt(height: number, following = false): Promise<Buffer> {
     const held = this.window.hashesAt(height);
     if (held) return held;
-    const { redis } = this.parts;
-    const key = `xh:${height}`;
-    const shared = await redis?.get(key).catch(() => undefined);
-    // Redis is another process's word: only a well-formed list is taken.
-    if (shared !== undefined && /^(?:[0-9a-f]{64})*$/.test(shared)) return Buffer.from(shared, 'hex');
+    const { cache, built } = this.parts;
+    const key = extrinsicHashesKey(height);
+    const kept = await this.kept(key);
+    if (kept) return kept;
+    if (following && built) {
+      // A failed build is the request path's to report: the block is read below.
+      await built(height).catch(() => undefined);
+      const fromBuild = await this.kept(key);
+      if (fromBuild) return fromBuild;
+    }
     const hash = await this.parts.ids.hashOf(height);
     const block = await this.parts.node.getBlock(hash);
     if (!block) throw new Error(`the node does not have finalized block ${height} (${hash})`);
@@ -154,8 +169,14 @@ export class ExtrinsicIndex {
     extrinsics.forEach((extrinsic, index) => {
       hashes.set(blake2AsU8a(bytesOfHex(extrinsic), 256), index * HASH_BYTES);
     });
-    redis?.set(key, hashes.toString('hex')).catch(() => undefined);
+    cache.set(key, hashes.toString('hex'));
     return hashes;
+  }
+
+  private async kept(key: string): Promise<Buffer | undefined> {
+    const text = await this.parts.cache.get(key).catch(() => undefined);
+    // Redis is another process's word: only a well-formed list is taken.
+    return text !== undefined && /^(?:[0-9a-f]{64})*$/.test(text) ? Buffer.from(text, 'hex') : undefined;
   }
 }
 

@@ -6,7 +6,7 @@ import type { BlockQuery } from '../blocks/blockAnswer';
 import type { BlocksService } from '../blocks/blocksService';
 
 /** What a client asks for when it passes no options. */
-const DEFAULT_QUERY: BlockQuery = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
+export const DEFAULT_QUERY: BlockQuery = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };
 
 export class Prebuilder {
   private wanted = -1;

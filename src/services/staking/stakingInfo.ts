@@ -11,7 +11,7 @@ import { u8aEq, u8aToHex } from '@polkadot/util';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson } from '../../decode/codecJson';
-import { badRequest, NotAtThisBlockError } from '../../errors';
+import { badRequest, ChainStateError, NotAtThisBlockError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import type { AtBlock } from '../blockAt';
 import type { BlockIds } from '../blockIds';
@@ -59,7 +59,7 @@ export class StakingInfo {
     if (!bonded) throw badRequest(`The address ${address} is not a stash address.`);
     const controller = bonded.toU8a();
     const ledger = u8aEq(controller, stash) ? stashLedger : await this.ledgerOf(registry, read.hash, controller);
-    if (!ledger) throw new NotAtThisBlockError(`Staking ledger could not be found for controller address "${bonded.toString()}"`);
+    if (!ledger) throw new ChainStateError(`Staking ledger could not be found for controller address "${bonded.toString()}"`);
     // Validators is a map with a default: an entry stored is what makes a validator.
     const isValidator = values[items.indexOf('Validators')] !== null && validatorPrefs !== null;
     const staking: Record<string, unknown> = {
@@ -69,9 +69,15 @@ export class StakingInfo {
       unlocking: fieldOf(ledger, 'unlocking'),
     };
     if (withClaims) {
+<<<<<<< HEAD
       if (!currentEra) throw new NotAtThisBlockError('CurrentEra is None when Some was expected');
       const depth = Number(bigintOf(constantOf(registry, 'Staking', 'HistoryDepth')));
       const first = Math.max(0, Number(bigintOf(currentEra)) - depth);
+=======
+      if (!currentEra) throw new ChainStateError('CurrentEra is None when Some was expected');
+      const depth = Number(bigOf(constantOf(registry, 'Staking', 'HistoryDepth')));
+      const first = Math.max(0, Number(bigOf(currentEra)) - depth);
+>>>>>>> fleet
       const eras = Array.from({ length: depth }, (_, i) => first + i);
       const targets = nominators ? listOf(fieldOf(nominators, 'targets')).map((target) => target.toU8a()) : [];
       staking.claimedRewards = isValidator

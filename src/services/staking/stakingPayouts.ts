@@ -11,7 +11,7 @@ import { u8aToHex } from '@polkadot/util';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson } from '../../decode/codecJson';
-import { badRequest, NotAtThisBlockError } from '../../errors';
+import { badRequest, ChainStateError, NotAtThisBlockError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { ASSET_HUBS } from '../assetHubMigration';
 import type { AtBlock } from '../blockAt';
@@ -81,9 +81,15 @@ export class StakingPayouts {
     const { registry } = runtime;
     if (!storageItemOf(registry, 'Staking', 'Ledger')) throw badRequest(NO_STAKING);
     const [currentEraValue, activeEraValue, storedDepth] = values;
+<<<<<<< HEAD
     if (!currentEraValue) throw new NotAtThisBlockError('CurrentEra is None when Some was expected');
     const currentEra = Number(bigintOf(currentEraValue));
     const activeEra = activeEraValue ? Number(bigintOf(fieldOf(activeEraValue, 'index'))) : currentEra;
+=======
+    if (!currentEraValue) throw new ChainStateError('CurrentEra is None when Some was expected');
+    const currentEra = Number(bigOf(currentEraValue));
+    const activeEra = activeEraValue ? Number(bigOf(fieldOf(activeEraValue, 'index'))) : currentEra;
+>>>>>>> fleet
     if (query.era !== undefined && query.era > activeEra - 1) {
       throw badRequest(`The specified era (${query.era}) is too large. Largest era payout info is available for is ${activeEra - 1}`);
     }

@@ -11,7 +11,7 @@ import type { Codec } from '@polkadot/types/types';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
-import { badRequest, NotAtThisBlockError } from '../../errors';
+import { badRequest, ChainStateError, NotAtThisBlockError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import type { AtBlock, ReadAt } from '../blockAt';
@@ -127,10 +127,10 @@ export class StakingReads {
     if (relayFacts instanceof Error) throw relayFacts;
     if (slashKeys instanceof Error) throw slashKeys;
     const facts = ownBabe ? undefined : (relayFacts ?? (await (relay as () => StakingReads)().relayFacts()));
-    if (!activeEraInfo) throw new NotAtThisBlockError('ActiveEra is None when Some was expected.');
+    if (!activeEraInfo) throw new ChainStateError('ActiveEra is None when Some was expected.');
     const activeEra = bigintOf((activeEraInfo as unknown as { index: Codec }).index);
     const eraStart = ((bondedEras ?? []) as unknown as [Codec, Codec][]).filter(([era]) => bigintOf(era) === activeEra).pop()?.[1];
-    if (eraStart === undefined) throw new NotAtThisBlockError('EraStartSessionIndex is None when Some was expected.');
+    if (eraStart === undefined) throw new ChainStateError('EraStartSessionIndex is None when Some was expected.');
     const sessionsPerEra = bigintOf(constantOf(registry, 'Staking', 'SessionsPerEra'));
     let session: SessionProgress;
     if (facts) {
@@ -202,7 +202,7 @@ export class StakingReads {
     let prefs: (Hex | null)[];
     if (overview) {
       const era = activeEraInfo ? (activeEraInfo as unknown as { index: Codec }).index : currentEra;
-      if (!era) throw new NotAtThisBlockError('No active or current era was found');
+      if (!era) throw new ChainStateError('No active or current era was found');
       const prefix = eraPrefix(registry, overview, Number(era.toString()));
       const [exposed, values] = await wave([
         listKeys(this.node, prefix, read.hash, { maxKeys: MAX_STAKING_ENTRIES, tooMany }),
