@@ -321,7 +321,8 @@ function table(measurements: Measurement[]): string {
 async function main() {
   // `--node real` (or FASTCAR_BENCH_NODE=real): the benchmarks on polkadot-omni-node, bench/realNode.ts.
   const argv = process.argv.slice(2);
-  if ((argv.includes('--node') && argv[argv.indexOf('--node') + 1] === 'real') || process.env.FASTCAR_BENCH_NODE === 'real') return (await import('./realNode')).realNodeBench(argv);
+  if ((argv.includes('--node') && argv[argv.indexOf('--node') + 1] === 'real') || process.env.FASTCAR_BENCH_NODE === 'real')
+    return (await import('./realNode')).realNodeBench(argv);
   const options = parseOptions(argv);
   const started = Date.now();
   const wallet = () => walletRounds({ delayMs: options.delayMs, requests: options.walletRequests, accounts: options.walletAccounts }, logWallet);
