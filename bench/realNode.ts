@@ -450,7 +450,10 @@ function goalLines(rows: Row[], delayMs: number): string[] {
   const far = find((s) => s === `+${delayMs}ms rpc: balance-info, distinct accounts`, 'fastcar');
   if (far) verdict(`balance-info over distinct accounts at +${delayMs} ms, x sidecar 20`, ratio(rows, far, 'sidecar20'), 3);
   const sync = find((s) => s.startsWith('wallet sync'), 'fastcar');
-  if (sync?.wavesPerRequest !== undefined) verdict('node waves per wallet read (a wallet sync, one read at a time)', sync.wavesPerRequest, 1, true);
+  // A sync is its reads one after another (bench/walletRounds.ts): its waves over its reads.
+  const reads = Number(/\((\d+) calls/.exec(sync?.scenario ?? '')?.[1] ?? 1);
+  if (sync?.wavesPerRequest !== undefined)
+    verdict(`node waves per wallet read (a wallet sync of ${reads} reads, one at a time)`, sync.wavesPerRequest / reads, 1, true);
   return lines;
 }
 
