@@ -319,7 +319,11 @@ function table(measurements: Measurement[]): string {
 }
 
 async function main() {
-  const options = parseOptions(process.argv.slice(2));
+  // `--node real` (or FASTCAR_BENCH_NODE=real): the benchmarks on polkadot-omni-node, bench/realNode.ts.
+  const argv = process.argv.slice(2);
+  if ((argv.includes('--node') && argv[argv.indexOf('--node') + 1] === 'real') || process.env.FASTCAR_BENCH_NODE === 'real')
+    return (await import('./realNode')).realNodeBench(argv);
+  const options = parseOptions(argv);
   const started = Date.now();
   const wallet = () => walletRounds({ delayMs: options.delayMs, requests: options.walletRequests, accounts: options.walletAccounts }, logWallet);
   if (options.onlyWallet) {

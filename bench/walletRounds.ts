@@ -12,8 +12,8 @@
 import { ApiPromise, Keyring, WsProvider } from '@polkadot/api';
 import { cryptoWaitReady, decodeAddress, encodeAddress, randomAsU8a } from '@polkadot/util-crypto';
 
-import { startDevnetProcess } from '../harness/devnetProcess';
-import { startFastcarProcess, startSidecar, type Peer } from '../harness/processes';
+import { startDevnetProcess, type DevnetProcess } from '../harness/devnetProcess';
+import { startFastcarProcess, startPrapi, startSidecar, type Peer } from '../harness/processes';
 import { startRelayProcess, type RemoteRelay } from '../harness/relayProcess';
 import { connectRpc, type RpcClient } from '../harness/rpcClient';
 import { balanceKeys } from '../src/services/accounts/balanceStorage';
@@ -29,8 +29,10 @@ export interface WalletOptions {
    * a second, where one stall of the machine moves the ratio by a tenth.
    */
   accounts: number;
-  /** Only the scenarios whose name contains it (all when empty). */
-  only?: string;
+  /** Only the scenarios whose name contains it (all when empty); a list: only those named exactly. */
+  only?: string | string[];
+  /** polkadot-rest-api's binary: a third service in every scenario (its routes under /v1). */
+  prapiBin?: string;
 }
 const CONNECTIONS = 10;
 
@@ -41,7 +43,7 @@ export interface Request {
 }
 
 export interface Target {
-  service: 'fastcar' | 'sidecar';
+  service: 'fastcar' | 'sidecar' | 'prapi';
   url: string;
   relay: RemoteRelay;
 }
@@ -149,13 +151,21 @@ export function walletTable(rows: WalletRow[]): string {
   return lines.join('\n');
 }
 
-/** Both rounds (near, then far), each service measured alone on a quiet devnet. */
-export async function walletRounds(options: WalletOptions, log: (row: WalletRow) => void = () => undefined): Promise<WalletRow[]> {
-  const devnet = await startDevnetProcess();
+/**
+ * Both rounds (near, then far), each service measured alone on a quiet devnet; `startNode`
+ * gives the node instead (bench/realNode.ts: polkadot-omni-node).
+ */
+export async function walletRounds(
+  options: WalletOptions,
+  log: (row: WalletRow) => void = () => undefined,
+  startNode: () => Promise<DevnetProcess> = startDevnetProcess,
+): Promise<WalletRow[]> {
+  const devnet = await startNode();
   const rows: WalletRow[] = [];
   const peers: Peer[] = [];
   let direct: RpcClient | undefined;
-  const wanted = (scenario: string) => !options.only || scenario.includes(options.only);
+  const { only } = options;
+  const wanted = (scenario: string) => !only || (Array.isArray(only) ? only.includes(scenario) : scenario.includes(only));
   try {
     const { tx, alice } = await signedTransfer(devnet.wsUrl);
     const count = options.requests;
@@ -210,15 +220,20 @@ export async function walletRounds(options: WalletOptions, log: (row: WalletRow)
       ['', 0],
       [`+${options.delayMs}ms rpc: `, options.delayMs],
     ] as const) {
-      const [sidecarRelay, fastcarRelay] = await Promise.all([startRelayProcess(devnet.wsUrl, delayMs), startRelayProcess(devnet.wsUrl, delayMs)]);
-      const [sidecar, fastcar] = await Promise.all([
+      const [sidecarRelay, fastcarRelay, prapiRelay] = await Promise.all(
+        [0, 1, ...(options.prapiBin ? [2] : [])].map(() => startRelayProcess(devnet.wsUrl, delayMs)),
+      );
+      const [sidecar, fastcar, prapi] = await Promise.all([
         startSidecar(sidecarRelay.url, '/runtime/spec', {}, 20),
         startFastcarProcess(fastcarRelay.url, { FASTCAR_PREBUILD_BLOCKS: '0' }),
+        ...(options.prapiBin && prapiRelay ? [startPrapi(options.prapiBin, prapiRelay.url)] : []),
       ]);
-      peers.push(sidecar, fastcar);
+      peers.push(sidecar, fastcar, ...(prapi ? [prapi] : []));
       const targets: Target[] = [
         { service: 'fastcar', url: fastcar.url, relay: fastcarRelay },
         { service: 'sidecar', url: sidecar.url, relay: sidecarRelay },
+        // Its routes are sidecar's under /v1.
+        ...(prapi && prapiRelay ? [{ service: 'prapi' as const, url: `${prapi.url}/v1`, relay: prapiRelay }] : []),
       ];
       for (const target of targets) {
         // Both have read the runtime and the chain's facts once before anything is measured.
@@ -244,7 +259,7 @@ export async function walletRounds(options: WalletOptions, log: (row: WalletRow)
       const syncs = Array.from({ length: 20 }, () => sync).flat();
       if (wanted(syncScenario)) await both(syncScenario, () => syncs, 1, sync.length);
       rows.push(...measured.flat());
-      await Promise.all([sidecar.stop(), fastcar.stop(), sidecarRelay.close(), fastcarRelay.close()]);
+      await Promise.all([...peers.splice(0).map((peer) => peer.stop()), sidecarRelay.close(), fastcarRelay.close(), prapiRelay?.close()]);
     }
   } finally {
     direct?.close();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: ensure-bench.sh NEED...   (NEED: sidecar20, redis)
+# Usage: ensure-bench.sh NEED...   (NEED: sidecar20, redis, node)
 # A bench reaches the rows that need these programs minutes after it starts: have them
 # before its first row, or fail in its first seconds saying which one is missing.
 set -euo pipefail
@@ -15,8 +15,12 @@ for need in "$@"; do
       bash "$here/ensure-redis.sh"
       ready+=("redis-server")
       ;;
+    node)
+      bash "$here/ensure-node.sh" >/dev/null
+      ready+=("polkadot-omni-node")
+      ;;
     *)
-      echo "ensure-bench: no rule for '$need' (known: sidecar20, redis)" >&2
+      echo "ensure-bench: no rule for '$need' (known: sidecar20, redis, node)" >&2
       exit 2
       ;;
   esac
