@@ -2,6 +2,7 @@
 // finalized head, the fleet's build leases): figures those parts keep themselves,
 // defined here once and read at scrape time.
 import type { BuildLeases } from './cache/buildLeases';
+import type { RedisStore } from './cache/redisStore';
 import type { TieredCache } from './cache/tieredCache';
 import type { Metrics } from './metrics';
 import type { NodeClient } from './rpc/nodeClient';
@@ -13,10 +14,18 @@ export interface ChainParts {
   node: NodeClient;
   finalized: FinalizedHead;
   leases?: BuildLeases;
+  redis?: RedisStore;
 }
 
 /** The figures kept by the parts below (the cache, the decoding, the node client, the finalized head), read at scrape time. */
-export function exposeChainFigures(metrics: Metrics, { cache, node, finalized, leases }: ChainParts): void {
+export function exposeChainFigures(metrics: Metrics, { cache, node, finalized, leases, redis }: ChainParts): void {
+  if (redis) {
+    metrics.gauge(
+      'fastcar_redis_shared',
+      '1 while Redis answers (answers, leases and extrinsic hashes shared by the replicas), 0 while it is away or not answering in time',
+      () => (redis.connected ? 1 : 0),
+    );
+  }
   if (leases) {
     metrics.totalsBy(
       'fastcar_block_builds_leased_total',

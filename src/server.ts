@@ -117,7 +117,9 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   // Redis) and the entries' format (instances that write another one never read these).
   const genesis = await genesisWhenReachable(node, url, logger);
   if (!genesis) throw new Error(`the node at ${url} has no block 0`);
-  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds, logger) : undefined;
+  const redis = config.redisUrl
+    ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds, logger)
+    : undefined;
   const cache = new TieredCache(cacheMaxBytes, redis);
   const leases = redis ? new BuildLeases(cache, redis, config.buildLeaseMs) : undefined;
   const finalized = new FinalizedHead(node, config.finalizedPollMs);
@@ -140,67 +142,6 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   };
 }
 
-<<<<<<< HEAD
-=======
-/** The figures kept by the parts below (the cache, the decoding, the node client, the finalized head), read at scrape time. */
-function exposeFigures(metrics: Metrics, { cache, node, finalized, leases, redis }: Chain): void {
-  if (redis) {
-    metrics.gauge(
-      'fastcar_redis_shared',
-      '1 while Redis answers (answers, leases and extrinsic hashes shared by the replicas), 0 while it is away or not answering in time',
-      () => (redis.connected ? 1 : 0),
-    );
-  }
-  if (leases) {
-    metrics.totalsBy(
-      'fastcar_block_builds_leased_total',
-      'Final block answers asked of the fleet since start (led: built here under the lease; awaited: built by another replica; ' +
-        'tookOver: built here after the holder died; redisAway, notShared: built here alone)',
-      'outcome',
-      () => leases.counters,
-    );
-  }
-  metrics.total('fastcar_cache_hits', 'Cache hits since start', () => cache.counters.hits);
-  metrics.total('fastcar_cache_misses', 'Cache misses since start', () => cache.counters.misses);
-  metrics.total('fastcar_cache_redis_hits', 'Hits served by Redis since start', () => cache.counters.redisHits);
-  metrics.total('fastcar_cache_redis_errors', 'Redis errors since start', () => cache.counters.redisErrors);
-  metrics.gauge('fastcar_cache_bytes', 'Bytes held by the in-process cache', () => cache.bytes);
-  metrics.gauge('fastcar_cache_entries', 'Entries held by the in-process cache', () => cache.entries);
-  metrics.total('fastcar_blocks_decoded_compiled', 'Blocks read by the compiled codecs since start', () => decodeCounters.compiled);
-  metrics.total(
-    'fastcar_blocks_decoded_fallback',
-    'Blocks read by polkadot.js since start (old metadata, or bytes the compiled codecs declined)',
-    () => decodeCounters.fallback,
-  );
-  metrics.total(
-    'fastcar_decode_faults',
-    'Blocks the compiled codecs failed on by an error of their own (read by polkadot.js instead) since start',
-    () => decodeCounters.faults,
-  );
-  metrics.total('fastcar_decode_pauses', 'Times a block decode yielded to other requests since start', () => decodeCounters.pauses);
-  metrics.gauge('fastcar_node_requests_pending', 'Node calls sent and not yet answered or given up', () => node.pendingRequests);
-  metrics.gauge('fastcar_finalized_height', 'The finalized height the node last reported', () => (finalized.known ? finalized.height : -1));
-  metrics.gauge('fastcar_finalized_age_seconds', 'Seconds since the finalized height last moved', () => finalized.secondsSinceAdvance() ?? -1);
-}
-
-/** The families every chain serves (all but following), under `mount`, over the services `servicesOf` gives once they exist. */
-function serveChain(routes: RouteBinder, mount: string, servicesOf: () => ChainServices, params: ParamOptions, blocks: BlockHandlerOptions): void {
-  routes.add(mount, BLOCKS_FAMILY, () => blockHandlers(servicesOf(), blocks));
-  routes.add(mount, RUNTIME_FAMILY, () => runtimeHandlers(servicesOf(), params));
-  routes.add(mount, NODE_FAMILY, () => nodeHandlers(servicesOf(), params));
-  routes.add(mount, TRANSACTION_FAMILY, () => transactionHandlers(servicesOf(), params));
-  routes.add(mount, ACCOUNTS_FAMILY, () => accountsHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, PALLETS_FAMILY, () => palletsHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, STAKING_FAMILY, () => stakingHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, STAKING_ACCOUNTS_FAMILY, () => stakingAccountsHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, AHM_FAMILY, () => ahmHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, REFERENDA_FAMILY, () => referendaHandlers(servicesOf(), params, blocks.relay));
-  routes.add(mount, PARAS_FAMILY, () => parasHandlers(servicesOf(), params));
-  routes.add(mount, CORETIME_FAMILY, () => coretimeHandlers(servicesOf(), params));
-  routes.add(mount, UNSERVED_FAMILY, unservedHandlers);
-}
-
->>>>>>> fleet
 /**
  * The per-client limit, counted in Redis when there is one: every replica (and worker)
  * sharing it enforces one limit. Keyed by chain, as the cache is.

@@ -69,15 +69,9 @@ export class StakingInfo {
       unlocking: fieldOf(ledger, 'unlocking'),
     };
     if (withClaims) {
-<<<<<<< HEAD
-      if (!currentEra) throw new NotAtThisBlockError('CurrentEra is None when Some was expected');
+      if (!currentEra) throw new ChainStateError('CurrentEra is None when Some was expected');
       const depth = Number(bigintOf(constantOf(registry, 'Staking', 'HistoryDepth')));
       const first = Math.max(0, Number(bigintOf(currentEra)) - depth);
-=======
-      if (!currentEra) throw new ChainStateError('CurrentEra is None when Some was expected');
-      const depth = Number(bigOf(constantOf(registry, 'Staking', 'HistoryDepth')));
-      const first = Math.max(0, Number(bigOf(currentEra)) - depth);
->>>>>>> fleet
       const eras = Array.from({ length: depth }, (_, i) => first + i);
       const targets = nominators ? listOf(fieldOf(nominators, 'targets')).map((target) => target.toU8a()) : [];
       staking.claimedRewards = isValidator

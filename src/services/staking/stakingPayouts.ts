@@ -81,15 +81,9 @@ export class StakingPayouts {
     const { registry } = runtime;
     if (!storageItemOf(registry, 'Staking', 'Ledger')) throw badRequest(NO_STAKING);
     const [currentEraValue, activeEraValue, storedDepth] = values;
-<<<<<<< HEAD
-    if (!currentEraValue) throw new NotAtThisBlockError('CurrentEra is None when Some was expected');
+    if (!currentEraValue) throw new ChainStateError('CurrentEra is None when Some was expected');
     const currentEra = Number(bigintOf(currentEraValue));
     const activeEra = activeEraValue ? Number(bigintOf(fieldOf(activeEraValue, 'index'))) : currentEra;
-=======
-    if (!currentEraValue) throw new ChainStateError('CurrentEra is None when Some was expected');
-    const currentEra = Number(bigOf(currentEraValue));
-    const activeEra = activeEraValue ? Number(bigOf(fieldOf(activeEraValue, 'index'))) : currentEra;
->>>>>>> fleet
     if (query.era !== undefined && query.era > activeEra - 1) {
       throw badRequest(`The specified era (${query.era}) is too large. Largest era payout info is available for is ${activeEra - 1}`);
     }
