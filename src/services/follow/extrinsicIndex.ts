@@ -14,7 +14,7 @@ import type { Logger } from '../../logger';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import type { BlockIds } from '../blockIds';
 import type { FinalizedFeed } from './finalizedFeed';
-import { pauseAfterFailures } from '../retryPause';
+import { pauseAfterFailures } from './retryPause';
 
 /** Blocks read at once by a search. */
 const SEARCH_WINDOW = 8;
