@@ -8,8 +8,8 @@ import { TypeRegistry } from '@polkadot/types';
 import type { EventRecord, Header } from '@polkadot/types/interfaces';
 import { compactToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
 
-import { decodeRecorded } from '../test/support/recordedBlocks';
-import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from '../test/support/recordedNode';
+import { decodeRecorded } from './recordedBlocks';
+import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from './recordedNode';
 import { connectRpc } from './rpcClient';
 
 /** The recorded relay block that included seven parachain blocks, Asset Hub's among them. */

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 
 import type { Fastcar } from '../src/server';
 import { startFastcarOn } from '../harness/fastcar';
-import { loadPolkadotRecording, startRecordedNode, type RecordedNode } from './support/recordedNode';
+import { loadPolkadotRecording, startRecordedNode, type RecordedNode } from '../harness/recordedNode';
 
 const PER_SECOND = 20;
 const HEADERS_TIMEOUT_MS = 2000;

@@ -4,7 +4,7 @@
 import type { Fastcar } from '../src/server';
 import { getJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
-import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from './support/recordedNode';
+import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from '../harness/recordedNode';
 
 let recording: Recording;
 let node: RecordedNode;

@@ -7,7 +7,7 @@ import { startFastcarOn } from '../harness/fastcar';
 import { startSidecar, type Peer } from '../harness/processes';
 import type { Fastcar } from '../src/server';
 import { loadAccountsRecording, withAccounts } from './support/recordedAccounts';
-import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from './support/recordedNode';
+import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from '../harness/recordedNode';
 
 const accounts = loadAccountsRecording();
 const recording: Recording = withAccounts(loadPolkadotRecording(), accounts);

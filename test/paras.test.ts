@@ -19,8 +19,8 @@ import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
 import { devnetSigner } from './support/signer';
 import { seedParas, type ParasState } from './support/parasState';
-import { decodeRecorded } from './support/recordedBlocks';
-import { loadPolkadotRecording, startRecordedNode, type RecordedNode } from './support/recordedNode';
+import { decodeRecorded } from '../harness/recordedBlocks';
+import { loadPolkadotRecording, startRecordedNode, type RecordedNode } from '../harness/recordedNode';
 import { sidecarComparison } from './support/sidecarCompare';
 
 let devnet: Devnet;

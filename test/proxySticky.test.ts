@@ -17,7 +17,7 @@ import { rendezvousPick } from '../src/proxy/rendezvous';
 import { startProxy } from '../src/proxy/startProxy';
 import type { UpstreamPool } from '../src/proxy/upstreamPool';
 import type { Upstream } from '../src/proxy/upstream';
-import { startDevnetProcess, type DevnetProcess } from './support/devnetProcess';
+import { startDevnetProcess, type DevnetProcess } from '../harness/devnetProcess';
 import { devnetSigner } from './support/signer';
 import { connectSubscriber, type SubscriptionClient } from './support/subscriptionClient';
 
@@ -34,7 +34,7 @@ const clients: SubscriptionClient[] = [];
 const settings = { port: 0, timeoutMs: 20_000, healthIntervalMs: 300, logLevel: 'silent', tipCacheMaxBytes: 0 };
 
 beforeAll(async () => {
-  nodes = await Promise.all([startDevnetProcess(), startDevnetProcess()]);
+  nodes = await Promise.all([startDevnetProcess({ env: { LOG_LEVEL: 'error' } }), startDevnetProcess({ env: { LOG_LEVEL: 'error' } })]);
   manifest = readManifest() as SeedManifest;
   const urls = nodes.map((node) => node.wsUrl);
   const started = await startProxy(proxyConfigFor(urls, settings), createLogger('silent'));
@@ -49,7 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const client of clients) client.close();
   await Promise.all([proxy?.close(), hashed?.proxy.close()]);
-  await Promise.all((nodes ?? []).map((node) => node.stop()));
+  await Promise.all((nodes ?? []).map((node) => node.close()));
 });
 
 async function subscriber(url = wsUrl, headers: Record<string, string> = {}): Promise<SubscriptionClient> {
@@ -299,7 +299,7 @@ it('ends a follow with `stop` when its node is lost, and a new follow works on t
   const lostBefore = await metric('proxy_sticky_lost_total');
   // Every follow at that node ends: these two and any other test's still open there.
   const heldThere = pool.upstreams[holder].subscriptions;
-  await nodes[holder].stop();
+  await nodes[holder].close();
   const stop = await client.next<FollowEvent>(id, (event) => event.event === 'stop');
   expect(stop).toEqual({ event: 'stop' });
   // The other follow lives on if its node does.

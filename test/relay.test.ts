@@ -13,8 +13,8 @@ import { RELAY_BLOCK, startRelayBeside } from '../harness/relayChain';
 import { connectRpc } from '../harness/rpcClient';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
-import { decodeRecorded } from './support/recordedBlocks';
-import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from './support/recordedNode';
+import { decodeRecorded } from '../harness/recordedBlocks';
+import { loadPolkadotRecording, startRecordedNode, type RecordedNode, type Recording } from '../harness/recordedNode';
 
 const NO_ASSET_HUB_BLOCK = 19772575; // twelve inclusions, none of para 1000
 const NO_INCLUSIONS_BLOCK = 21157800;

@@ -3,7 +3,7 @@
 import { badRequest } from '../errors';
 import type { QueryParameter, RouteRequest, RouteSpec, Schema } from '../http/routes';
 import { closed, decimal, hash } from '../http/schemas';
-import type { BlockId } from '../services/blocks/blockAnswer';
+import type { BlockId } from '../services/blockIds';
 
 export type Flags = Record<string, boolean | undefined>;
 

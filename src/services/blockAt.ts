@@ -2,12 +2,19 @@
 // its height and its runtime's version, in as few waves as what is known allows. The
 // version at a hash never changes, so it is kept in the cache: a second read at the
 // same block asks the node nothing for it.
+//
+// The names, from a request to its answer:
+//   BlockId     a block as a client names it, by height or hash (blockIds.ts)
+//   AtBlock     what `at` asks for: a BlockId, or the finalized head when absent
+//   ResolvedAt  an AtBlock made a hash (BlockIds.at), its height when already known
+//   ReadAt      the block a read is made at: hash, height, finality, runtime version
+//               (readAt from an AtBlock, readResolvedAt from a ResolvedAt)
+//   AnswerAt    an answer read at a block: its JSON, and whether it may be kept
 import type { TieredCache } from '../cache/tieredCache';
 import { UnknownBlockError } from '../errors';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
-import type { BlockId } from './blocks/blockAnswer';
-import type { BlockIds } from './blockIds';
+import type { BlockIds, BlockId } from './blockIds';
 
 /** The runtime version as the node writes it (sidecar passes most of its fields on). */
 export interface RuntimeVersionJson {
@@ -30,6 +37,15 @@ export interface ReadAt {
 }
 
 export type AtBlock = BlockId | 'finalized';
+
+/** An answer read at a block: its JSON, and whether it can never change (then it may be kept, by hash). */
+export interface AnswerAt {
+  json: string;
+  hash: string;
+  final: boolean;
+  /** Set when the same bytes answer at every block of a runtime: a key naming them, so what is made of them is made once. */
+  sharedKey?: string;
+}
 
 export type ResolvedAt = Awaited<ReturnType<BlockIds['at']>>;
 

@@ -6,10 +6,12 @@ import type { TieredCache } from '../cache/tieredCache';
 import { BeyondHeadError, IncompleteNodeAnswerError } from '../errors';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
 import { wave } from '../rpc/requestStats';
-import type { BlockId } from './blocks/blockAnswer';
 import type { FinalizedHead } from './finalizedHead';
 import { HashWindows } from './hashWindows';
 import { hashOfHeader } from './headers';
+
+/** A block as a client names it: by height or by hash. */
+export type BlockId = { kind: 'number'; number: number } | { kind: 'hash'; hash: Hex };
 
 /** Block numbers are u32: anything larger is past any head, and not worth asking the hash of. */
 export function isPastAnyHead(number: number): boolean {

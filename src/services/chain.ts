@@ -10,7 +10,7 @@ import type { Hex, NodeClient } from '../rpc/nodeClient';
 import { StorageQueries } from '../rpc/storageQueries';
 import type { RequestStats } from '../rpc/requestStats';
 import { AccountAssets } from './accounts/assetBalances';
-import { AccountBalances } from './accounts/balanceInfo';
+import { AccountBalances } from './accounts/accountBalances';
 import { AccountProxies } from './accounts/proxyInfo';
 import { AccountVesting } from './accounts/vestingInfo';
 import { AhmInfo } from './ahm/ahmInfo';
@@ -39,7 +39,7 @@ import { TransactionMaterial } from './transaction/material';
 import { MetadataBlobs } from './transaction/metadataBlob';
 import { MetadataProofs } from './transaction/metadataProofs';
 import { FeeEstimates } from './transaction/feeEstimate';
-import { TransactionSubmitter } from './transaction/submit';
+import { TransactionSubmitter } from './transaction/transactionSubmitter';
 import { DryRuns } from './transaction/dryRun';
 import { SafeXcmVersions } from './transaction/safeXcmVersion';
 

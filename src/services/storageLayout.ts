@@ -21,9 +21,25 @@ export interface StorageMap {
 }
 
 /** twox128(pallet) ++ twox128(item): fixed by the names alone, so known before the block's runtime is. */
-export function itemPrefix(palletName: string, itemName: string): Hex {
-  return u8aToHex(u8aConcat(xxhashAsU8a(palletName, 128), xxhashAsU8a(itemName, 128)));
+export function itemPrefixBytes(palletName: string, itemName: string): Uint8Array {
+  return u8aConcat(xxhashAsU8a(palletName, 128), xxhashAsU8a(itemName, 128));
 }
+
+/** itemPrefixBytes as hex: a plain value's whole key, or where a map's keys start. */
+export function itemPrefix(palletName: string, itemName: string): Hex {
+  return u8aToHex(itemPrefixBytes(palletName, itemName));
+}
+
+/** Each storage hasher by its metadata name: how it turns a key part's SCALE bytes into the key's bytes. */
+export const STORAGE_HASHERS: Readonly<Record<string, (data: Uint8Array) => Uint8Array>> = {
+  Blake2_128: (data) => blake2AsU8a(data, 128),
+  Blake2_256: (data) => blake2AsU8a(data, 256),
+  Blake2_128Concat: (data) => u8aConcat(blake2AsU8a(data, 128), data),
+  Twox128: (data) => xxhashAsU8a(data, 128),
+  Twox256: (data) => xxhashAsU8a(data, 256),
+  Twox64Concat: (data) => u8aConcat(xxhashAsU8a(data, 64), data),
+  Identity: (data) => data,
+};
 
 const items = new WeakMap<TypeRegistry, Map<string, StorageMap | null>>();
 
@@ -47,7 +63,7 @@ function readItem(registry: TypeRegistry, palletName: string, itemName: string):
   const pallet = registry.metadata.pallets.find((one) => one.name.eq(palletName));
   const item = pallet?.storage.unwrapOr(undefined)?.items.find((one) => one.name.eq(itemName));
   if (!item) return null;
-  const prefix = u8aConcat(xxhashAsU8a(palletName, 128), xxhashAsU8a(itemName, 128));
+  const prefix = itemPrefixBytes(palletName, itemName);
   const fallback = item.modifier.isOptional ? null : item.fallback.toU8a(true);
   if (item.type.isPlain) return { prefix, hashers: [], keyTypes: [], valueType: registry.createLookupType(item.type.asPlain), fallback };
   const { hashers, key, value } = item.type.asMap;
@@ -59,24 +75,9 @@ function readItem(registry: TypeRegistry, palletName: string, itemName: string):
   return { prefix, hashers: hasherNames, keyTypes, valueType: registry.createLookupType(value), fallback };
 }
 
-/** One part of a key, hashed as the map says. */
+/** One part of a key, hashed as the map says (Twox256, the one hasher left, for any other name). */
 function hashed(hasher: string, bytes: Uint8Array): Uint8Array {
-  switch (hasher) {
-    case 'Blake2_128Concat':
-      return u8aConcat(blake2AsU8a(bytes, 128), bytes);
-    case 'Twox64Concat':
-      return u8aConcat(xxhashAsU8a(bytes, 64), bytes);
-    case 'Identity':
-      return bytes;
-    case 'Blake2_128':
-      return blake2AsU8a(bytes, 128);
-    case 'Blake2_256':
-      return blake2AsU8a(bytes, 256);
-    case 'Twox128':
-      return xxhashAsU8a(bytes, 128);
-    default:
-      return xxhashAsU8a(bytes, 256);
-  }
+  return (STORAGE_HASHERS[hasher] ?? STORAGE_HASHERS.Twox256)(bytes);
 }
 
 /** The key of the entry whose key parts are these SCALE encodings (none: a plain value's key). */

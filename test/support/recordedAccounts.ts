@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { Recording } from './recordedNode';
+import type { Recording } from '../../harness/recordedNode';
 
 type Hex = `0x${string}`;
 type Runtime = Recording['runtimes'][number];

@@ -4,7 +4,7 @@ import { u8aToHex } from '@polkadot/util';
 import { base58Decode, decodeAddress, encodeAddress } from '@polkadot/util-crypto';
 
 import { parseAddress } from '../../src/services/accounts/addresses';
-import { transferable } from '../../src/services/accounts/balanceInfo';
+import { transferable } from '../../src/services/accounts/accountBalances';
 import { denominate } from '../../src/services/accounts/denomination';
 import { validateAddress } from '../../src/services/accounts/validate';
 

@@ -10,8 +10,8 @@ import { assembleBlock } from '../../src/services/blocks/blockShape';
 import { decodeBody, decodeCounters } from '../../src/services/blocks/bodyDecoding';
 import { resolveFees } from '../../src/services/fees';
 import { FeeDetailsKnowledge } from '../../src/services/feeRules';
-import { decodeRecorded } from '../support/recordedBlocks';
-import { loadPolkadotRecording } from '../support/recordedNode';
+import { decodeRecorded } from '../../harness/recordedBlocks';
+import { loadPolkadotRecording } from '../../harness/recordedNode';
 
 const recording = loadPolkadotRecording();
 const query = { eventDocs: false, extrinsicDocs: false, noFees: false, decodedXcmMsgs: false };

@@ -4,7 +4,7 @@
 // that, kept through the cache, and a figure of what each costs.
 import type { SidecarBlock, SidecarExtrinsic } from '../../src/services/blocks/blockShape';
 import { extrinsicJson, fromCached, placesInText, serializeBlock, serializePiecewise, toCached, type BlockAnswer } from '../../src/services/blocks/blockAnswer';
-import { loadPolkadotRecording } from '../support/recordedNode';
+import { loadPolkadotRecording } from '../../harness/recordedNode';
 
 const recording = loadPolkadotRecording();
 

@@ -7,7 +7,7 @@ import { headerCodecOf, logsToJson } from '../../src/decode/polkadotReference';
 import { readHeader } from '../../src/decode/header';
 import type { RpcHeader } from '../../src/rpc/nodeClient';
 import { hashOfHeader, headerAnswer, rawBlockAnswer } from '../../src/services/headers';
-import { loadPolkadotRecording } from '../support/recordedNode';
+import { loadPolkadotRecording } from '../../harness/recordedNode';
 
 const recording = loadPolkadotRecording();
 

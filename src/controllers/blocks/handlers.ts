@@ -4,7 +4,8 @@
 // (useRcBlock=true) declare their own answer and each included block's, and one
 // wrapper picks between them.
 
-import type { BlockAnswer, BlockId } from '../../services/blocks/blockAnswer';
+import type { BlockAnswer } from '../../services/blocks/blockAnswer';
+import type { BlockId } from '../../services/blockIds';
 import { canonicalBlockPath, sentBytes, sentExtrinsic, sentJson, variantKey, variantOf, type AnswerVariant } from '../../services/blocks/answerVariant';
 import type { ChainServices } from '../../services/chain';
 import type { Hex } from '../../rpc/nodeClient';

@@ -1,9 +1,8 @@
 // HTTP for the `/coretime` routes.
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import type { AtBlock } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { CoretimeReads } from '../../services/coretime/coretimeReads';
-import type { AnswerAt } from '../../services/runtime/runtimeReads';
 import { replyAt } from '../answers';
 import { parseAt, readFlags, type ParamOptions } from '../params';
 import { CORETIME_FAMILY, type CORETIME_ROUTES } from './routes';

@@ -2,9 +2,8 @@
 // among them), then `at`, all checked before the node is asked.
 import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import type { AtBlock } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/blockAt';
 import type { ChainServices } from '../../services/chain';
-import type { AnswerAt } from '../../services/runtime/runtimeReads';
 import { isUInt, readFlags, type ParamOptions } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { PALLET_ASSETS_FAMILY, type PalletAssetsRouteName } from './routes';

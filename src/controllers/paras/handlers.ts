@@ -1,10 +1,9 @@
 // HTTP for the relay chain's `/paras` routes.
 import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import type { AtBlock } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { ParasReads } from '../../services/paras/parasReads';
-import type { AnswerAt } from '../../services/runtime/runtimeReads';
 import { replyAt } from '../answers';
 import { isUInt, parseAt, readFlags, type ParamOptions } from '../params';
 import { PARAS_FAMILY, type PARAS_ROUTES } from './routes';

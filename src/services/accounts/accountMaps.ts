@@ -6,10 +6,10 @@
 import type { TypeRegistry } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
 import { u8aConcat, u8aToHex } from '@polkadot/util';
-import { blake2AsU8a, xxhashAsU8a } from '@polkadot/util-crypto';
 
 import { badRequest, NotAtThisBlockError } from '../../errors';
 import type { Hex } from '../../rpc/nodeClient';
+import { itemPrefix, itemPrefixBytes, STORAGE_HASHERS } from '../storageLayout';
 
 export interface AccountMap {
   pallet: string;
@@ -20,14 +20,11 @@ export interface AccountMap {
 export const VESTING_MAP: AccountMap = { pallet: 'Vesting', item: 'Vesting', hasher: 'Blake2_128Concat' };
 export const PROXIES_MAP: AccountMap = { pallet: 'Proxy', item: 'Proxies', hasher: 'Twox64Concat' };
 
-const prefixOf = (pallet: string, item: string) => u8aConcat(xxhashAsU8a(pallet, 128), xxhashAsU8a(item, 128));
-
 /** A plain storage value's key. */
-export const valueKey = (pallet: string, item: string): Hex => u8aToHex(prefixOf(pallet, item));
+export const valueKey = (pallet: string, item: string): Hex => itemPrefix(pallet, item);
 
 export function accountMapKey(map: AccountMap, account: Uint8Array): Hex {
-  const hashed = map.hasher === 'Blake2_128Concat' ? blake2AsU8a(account, 128) : xxhashAsU8a(account, 64);
-  return u8aToHex(u8aConcat(prefixOf(map.pallet, map.item), hashed, account));
+  return u8aToHex(u8aConcat(itemPrefixBytes(map.pallet, map.item), STORAGE_HASHERS[map.hasher](account)));
 }
 
 /** How a runtime keeps a map: absent from the runtime (undefined), or how its values are read. */

@@ -7,21 +7,19 @@
 // pages of 1000, at most MAX_LISTED_ASSETS), then every balance in one more wave.
 import type { TypeRegistry } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
-import { u8aConcat, u8aToHex } from '@polkadot/util';
-import { xxhashAsU8a } from '@polkadot/util-crypto';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { atJson, readResolvedAt, type AtBlock, type ReadAt, type ResolvedAt } from '../blockAt';
+import { atJson, readResolvedAt, type AtBlock, type ReadAt, type ResolvedAt, type AnswerAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
-import type { AnswerAt } from '../runtime/runtimeReads';
 import type { Runtime, RuntimeRegistry } from '../runtimes';
 import { assetLayoutOf, keyOf, keyPartOf, readValue, type AssetLayout, type AssetPallet, type StorageMap } from './assetStorage';
 import { readKeysAt } from '../keysAtBlock';
 import { listKeys, readKeys } from '../storageBatch';
+import { itemPrefix } from '../storageLayout';
 
 /** The most assets "every asset" reads: beyond it, the client is asked to name the ones it wants. */
 export const MAX_LISTED_ASSETS = 10_000;
@@ -165,7 +163,7 @@ function balancesAnswer(read: ReadAt, registry: TypeRegistry, layout: AssetLayou
 
 /** Each pallet's map of assets: twox128(pallet) ++ twox128("Asset"), fixed by the names. */
 const ASSET_MAP_PREFIXES = Object.fromEntries(
-  (['Assets', 'PoolAssets', 'ForeignAssets'] as const).map((pallet) => [pallet, u8aToHex(u8aConcat(xxhashAsU8a(pallet, 128), xxhashAsU8a('Asset', 128)))]),
+  (['Assets', 'PoolAssets', 'ForeignAssets'] as const).map((pallet) => [pallet, itemPrefix(pallet, 'Asset')]),
 ) as Record<AssetPallet, Hex>;
 
 /** An asset id in its key's encoding; one the chain's type cannot hold is the client's mistake. */

@@ -4,10 +4,10 @@
 import type { TypeRegistry } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
 import { u8aConcat, u8aToHex } from '@polkadot/util';
-import { blake2AsU8a, xxhashAsU8a } from '@polkadot/util-crypto';
 
 import { NotAtThisBlockError } from '../../errors';
 import type { Hex } from '../../rpc/nodeClient';
+import { itemPrefixBytes, STORAGE_HASHERS } from '../storageLayout';
 
 interface StoredItem {
   /** The lookup type its value is read with, and what an absent value reads as. */
@@ -25,14 +25,12 @@ export interface BalanceLayout {
 
 const layouts = new WeakMap<TypeRegistry, BalanceLayout>();
 
-/** A storage map's prefix: twox128 of its pallet's name, then of its own. */
-const mapPrefix = (pallet: string, item: string) => u8aConcat(xxhashAsU8a(pallet, 128), xxhashAsU8a(item, 128));
-const SYSTEM_ACCOUNT_PREFIX = mapPrefix('System', 'Account');
-const BALANCES_LOCKS_PREFIX = mapPrefix('Balances', 'Locks');
+const SYSTEM_ACCOUNT_PREFIX = itemPrefixBytes('System', 'Account');
+const BALANCES_LOCKS_PREFIX = itemPrefixBytes('Balances', 'Locks');
 
 /** Both maps are keyed by the account with blake2_128_concat: its hash, then the account itself. */
 function keyOf(prefix: Uint8Array, account: Uint8Array): Hex {
-  return u8aToHex(u8aConcat(prefix, blake2AsU8a(account, 128), account));
+  return u8aToHex(u8aConcat(prefix, STORAGE_HASHERS.Blake2_128Concat(account)));
 }
 
 export function balanceKeys(account: Uint8Array): { account: Hex; locks: Hex } {

@@ -4,7 +4,8 @@
 // channels of block streams), the canonical URL a warm answer is kept under, and the
 // answer's JSON as sent. A new option is a field of AnswerVariant: the compiler then
 // demands its entry here, and everything above follows from it.
-import type { BlockAnswer, BlockId, BlockQuery } from './blockAnswer';
+import type { BlockAnswer, BlockQuery } from './blockAnswer';
+import type { BlockId } from '../blockIds';
 import { answerBytes, withFinalizedTag } from './blockAnswer';
 import { withEvmAddresses } from './evmFormat';
 

@@ -7,8 +7,6 @@ import type { Hex } from '../../rpc/nodeClient';
 import type { SidecarBlock } from './blockShape';
 import { forParachain, type XcmMessages } from './xcm';
 
-export type BlockId = { kind: 'number'; number: number } | { kind: 'hash'; hash: Hex };
-
 export interface BlockQuery {
   eventDocs: boolean;
   extrinsicDocs: boolean;

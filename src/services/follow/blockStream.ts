@@ -24,7 +24,7 @@ import { NodeTimeoutError, NodeUnavailableError } from '../../rpc/nodeErrors';
 import { sentJson, variantKey, type AnswerVariant } from '../blocks/answerVariant';
 import type { FinalizedBuilds } from './finalizedBuilds';
 import type { FinalizedFeed } from './finalizedFeed';
-import { pauseAfterFailures } from '../retryPause';
+import { pauseAfterFailures } from './retryPause';
 import type { Logger } from '../../logger';
 
 /** What a stream sends: whole blocks as `/blocks/{n}` answers them, or headers as `/blocks/{n}/header` does. */

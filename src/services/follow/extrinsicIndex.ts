@@ -17,7 +17,7 @@ import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import type { BlockIds } from '../blockIds';
 import { extrinsicHashesKey } from '../blocks/blocksService';
 import type { FinalizedFeed } from './finalizedFeed';
-import { pauseAfterFailures } from '../retryPause';
+import { pauseAfterFailures } from './retryPause';
 
 /** Blocks read at once by a search. */
 const SEARCH_WINDOW = 8;

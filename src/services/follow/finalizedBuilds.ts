@@ -8,7 +8,8 @@ import { LRUCache } from 'lru-cache';
 
 import { SingleFlight } from '../../cache/singleFlight';
 import { builtKey } from '../blocks/answerVariant';
-import { filterXcm, type BlockAnswer, type BlockId, type BlockQuery } from '../blocks/blockAnswer';
+import { filterXcm, type BlockAnswer, type BlockQuery } from '../blocks/blockAnswer';
+import type { BlockId } from '../blockIds';
 import type { BlocksService } from '../blocks/blocksService';
 import type { ChainReads } from '../blocks/chainReads';
 

@@ -7,20 +7,10 @@
 import type { TypeRegistry } from '@polkadot/types';
 import type { SiLookupTypeId, StorageEntryMetadataLatest, StorageHasher } from '@polkadot/types/interfaces';
 import { u8aConcat, u8aToHex } from '@polkadot/util';
-import { blake2AsU8a, xxhashAsU8a } from '@polkadot/util-crypto';
 
 import { badRequest } from '../../errors';
 import type { Hex } from '../../rpc/nodeClient';
-
-const HASHERS: Record<string, (data: Uint8Array) => Uint8Array> = {
-  Blake2_128: (data) => blake2AsU8a(data, 128),
-  Blake2_256: (data) => blake2AsU8a(data, 256),
-  Blake2_128Concat: (data) => u8aConcat(blake2AsU8a(data, 128), data),
-  Twox128: (data) => xxhashAsU8a(data, 128),
-  Twox256: (data) => xxhashAsU8a(data, 256),
-  Twox64Concat: (data) => u8aConcat(xxhashAsU8a(data, 64), data),
-  Identity: (data) => data,
-};
+import { itemPrefixBytes, STORAGE_HASHERS } from '../storageLayout';
 
 /** The type of each key the item takes, with its hasher: none for a plain value. */
 function keyTypes(registry: TypeRegistry, entry: StorageEntryMetadataLatest): { type: string; shown: string; hasher: StorageHasher }[] {
@@ -47,7 +37,7 @@ export function storageKey(registry: TypeRegistry, prefix: string, palletName: s
     throw badRequest(`${palletName}.${name} is ${shape} (keys[]), ${keys.length} given.`);
   }
   const parts = wanted.map(({ type, shown, hasher }, i) => {
-    const hash = HASHERS[hasher.type];
+    const hash = STORAGE_HASHERS[hasher.type];
     if (!hash) throw badRequest(`${palletName}.${name} is keyed by a hasher fastcar does not know (${hasher.type}).`);
     let encoded: Uint8Array;
     try {
@@ -58,5 +48,5 @@ export function storageKey(registry: TypeRegistry, prefix: string, palletName: s
     }
     return hash(encoded);
   });
-  return u8aToHex(u8aConcat(xxhashAsU8a(prefix, 128), xxhashAsU8a(name, 128), ...parts));
+  return u8aToHex(u8aConcat(itemPrefixBytes(prefix, name), ...parts));
 }

@@ -2,25 +2,22 @@
 // sidecar's /pallets/on-going-referenda answers them: the referenda map's keys listed
 // beside the block's version (bounded), then every referendum in one wave.
 import type { Codec } from '@polkadot/types/types';
-import { u8aConcat, u8aToHex } from '@polkadot/util';
-import { xxhashAsU8a } from '@polkadot/util-crypto';
 
 import type { TieredCache } from '../../cache/tieredCache';
 import { toSidecarJson } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readResolvedAt, type AtBlock } from '../blockAt';
+import { readResolvedAt, type AtBlock, type AnswerAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
-import type { AnswerAt } from '../runtime/runtimeReads';
 import type { RuntimeRegistry } from '../runtimes';
 import { listKeys, readKeys } from '../storageBatch';
-import { keyPartOf, readValue, storageItemOf } from '../storageLayout';
+import { itemPrefix, keyPartOf, readValue, storageItemOf } from '../storageLayout';
 
 /** The most referenda one answer reads (every one ever made is in the map, decided or not). */
 export const MAX_REFERENDA = 20_000;
 
-const PREFIX = u8aToHex(u8aConcat(xxhashAsU8a('Referenda', 128), xxhashAsU8a('ReferendumInfoFor', 128)));
+const PREFIX = itemPrefix('Referenda', 'ReferendumInfoFor');
 
 type Ongoing = Codec & { get(name: string): (Codec & { isSome?: boolean; unwrap?(): Codec }) | undefined };
 

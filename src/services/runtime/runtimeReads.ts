@@ -5,20 +5,11 @@ import type { TieredCache } from '../../cache/tieredCache';
 import { sidecarJsonOf } from '../../decode/rpcJson';
 import type { NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readAt, type AtBlock, type ReadAt } from '../blockAt';
+import { readAt, type AnswerAt, type AtBlock, type ReadAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import { metadataKey, type MetadataVersion, type RuntimeMetadata } from '../metadata';
 import type { NodeFacts } from '../nodeFacts';
 import type { RuntimeCode } from './runtimeCode';
-
-/** An answer read at a block: its JSON, and whether it can never change (then it may be kept, by hash). */
-export interface AnswerAt {
-  json: string;
-  hash: string;
-  final: boolean;
-  /** Set when the same bytes answer at every block of a runtime: a key naming them, so what is made of them is made once. */
-  sharedKey?: string;
-}
 
 export class RuntimeReads {
   constructor(

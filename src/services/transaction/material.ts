@@ -5,11 +5,10 @@
 import type { TieredCache } from '../../cache/tieredCache';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readAt, type AtBlock, type ReadAt } from '../blockAt';
+import { readAt, type AtBlock, type ReadAt, type AnswerAt } from '../blockAt';
 import type { BlockIds } from '../blockIds';
 import type { MetadataForm, RuntimeMetadata } from '../metadata';
 import type { NodeFacts } from '../nodeFacts';
-import type { AnswerAt } from '../runtime/runtimeReads';
 
 export class TransactionMaterial {
   constructor(

@@ -57,7 +57,7 @@ export interface Recording {
 }
 
 export function loadPolkadotRecording(): Recording {
-  const file = join(__dirname, '..', 'fixtures', 'mainnet', 'polkadot.json.gz');
+  const file = join(__dirname, '..', 'test', 'fixtures', 'mainnet', 'polkadot.json.gz');
   return JSON.parse(gunzipSync(readFileSync(file)).toString('utf8')) as Recording;
 }
 

@@ -4,8 +4,8 @@
 import type { Block, EventRecord, AccountId } from '@polkadot/types/interfaces';
 import { hexToU8a } from '@polkadot/util';
 
-import type { NodeClient, RpcRuntimeVersion } from '../../src/rpc/nodeClient';
-import { RuntimeRegistry, type Runtime } from '../../src/services/runtimes';
+import type { NodeClient, RpcRuntimeVersion } from '../src/rpc/nodeClient';
+import { RuntimeRegistry, type Runtime } from '../src/services/runtimes';
 import type { Recording, RecordedBlock } from './recordedNode';
 
 /** Answers the calls RuntimeRegistry and the fee queries make, from the recording; anything else throws. */
