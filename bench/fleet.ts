@@ -119,7 +119,9 @@ async function main() {
     await Promise.all(fleet.map((replica) => replica.stop()));
     await redis.stop();
   }
-  const rows: string[][] = [['blocks', 'extrinsics', 'replicas', 'calls/block', 'x one', ...METHODS.map((method) => method.replace(/^(chain|state)_/, '')), 'errors']];
+  const rows: string[][] = [
+    ['blocks', 'extrinsics', 'replicas', 'calls/block', 'x one', ...METHODS.map((method) => method.replace(/^(chain|state)_/, '')), 'errors'],
+  ];
   for (const load of ['small', 'fee-heavy'] as const) {
     const one = figures.get(`1:${load}`)!.perBlock;
     for (const size of SIZES) {

@@ -252,7 +252,10 @@ describe('with Redis killed, then back', () => {
     await Promise.all(stopped.map((peer) => peer.stop())); // its log lines are written out as it exits
     for (const peer of stopped) {
       // fastcar says it of its shared answers too: the rate limits' lines are counted here.
-      const lines = peer.output().split('\n').filter((line) => line.includes('rate limits'));
+      const lines = peer
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('rate limits'));
       expect([lines.filter((line) => line.includes('Redis is away')).length, lines.filter((line) => line.includes('Redis is back')).length]).toEqual([1, 1]);
     }
   }, 30_000);

@@ -104,10 +104,18 @@ async function flood(address: string, count: number) {
         body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'system_chain', params: [] }),
       });
       const answer = (await response.json()) as { result?: unknown; error?: { code: number } };
-      return response.status === 200 && typeof answer.result === 'string' ? 'answered' : response.status === 429 && answer.error?.code === -32005 ? 'limited' : 'other';
+      return response.status === 200 && typeof answer.result === 'string'
+        ? 'answered'
+        : response.status === 429 && answer.error?.code === -32005
+          ? 'limited'
+          : 'other';
     }),
   );
-  return { answered: statuses.filter((s) => s === 'answered').length, limited: statuses.filter((s) => s === 'limited').length, other: statuses.filter((s) => s === 'other').length };
+  return {
+    answered: statuses.filter((s) => s === 'answered').length,
+    limited: statuses.filter((s) => s === 'limited').length,
+    other: statuses.filter((s) => s === 'other').length,
+  };
 }
 
 const said = (peer: { output: () => string }, words: string) => peer.output().split(words).length - 1;

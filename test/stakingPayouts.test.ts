@@ -30,9 +30,7 @@ const { compare, both, compareError } = sidecarComparison(() => ({ sidecar: side
 
 beforeAll(async () => {
   [{ devnet }, relay] = await Promise.all([startDevnet(), startRelayDevnet({ port: 0 })]);
-  [api, relayApi] = await Promise.all(
-    [devnet.wsUrl, relay.wsUrl].map((url) => ApiPromise.create({ provider: new WsProvider(url), noInitWarn: true })),
-  );
+  [api, relayApi] = await Promise.all([devnet.wsUrl, relay.wsUrl].map((url) => ApiPromise.create({ provider: new WsProvider(url), noInitWarn: true })));
   world = await writeStakingEras(api, undefined, relayApi);
   const multiChain = JSON.stringify([{ url: relay.wsUrl, type: 'relay' }]);
   [sidecar, fastcar] = await Promise.all([
@@ -213,7 +211,11 @@ describe('/accounts/{accountId}/staking-payouts', () => {
 describe('/pallets/staking/progress with eras in place', () => {
   it('answers as sidecar 20, the active era started where BondedEras says, by height and by hash', async () => {
     for (const at of blocks()) {
-      const progress = (await compare(withQuery('/pallets/staking/progress', at))) as { activeEra: string; nextActiveEraEstimate: string; at: { height: string } };
+      const progress = (await compare(withQuery('/pallets/staking/progress', at))) as {
+        activeEra: string;
+        nextActiveEraEstimate: string;
+        at: { height: string };
+      };
       expect(progress.activeEra).toBe(String(ACTIVE_ERA));
       // Written to have begun a session ago: the era ends ahead of the block, not behind it.
       expect(Number(progress.nextActiveEraEstimate)).toBeGreaterThan(Number(progress.at.height));
@@ -225,10 +227,13 @@ describe('/pallets/staking/progress with eras in place', () => {
     const keys = [staking.bondedEras.key(), staking.ledger.key(world.controller3)];
     const kept = await Promise.all(keys.map(async (key) => (await api.rpc.state.getStorage(key)) as unknown as { toHex(): string; isEmpty: boolean }));
     // The devnet's eras before they were written in full: BondedEras still at genesis, and a ledger lost.
-    await api.rpc('dev_setStorage' as never, [
-      [keys[0], api.createType('Vec<(u32,u32)>', [[0, 0]]).toHex()],
-      [keys[1], null],
-    ] as never);
+    await api.rpc(
+      'dev_setStorage' as never,
+      [
+        [keys[0], api.createType('Vec<(u32,u32)>', [[0, 0]]).toHex()],
+        [keys[1], null],
+      ] as never,
+    );
     await api.rpc('dev_newBlock' as never, {} as never);
     const height = (await api.rpc.chain.getHeader()).number.toNumber();
     try {
