@@ -21,7 +21,7 @@
 // line and no column. Prints a markdown table with ratios against sidecar 20 and against
 // polkadot-rest-api, and the goals of issue 44 met or missed; writes bench/results/realnode.json.
 import '../devnet/quiet';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -32,7 +32,6 @@ import { startBareServer } from '../harness/bareServer';
 import { processCpuMs, startFastcarProcess, startPrapi, startSidecar, type Peer } from '../harness/processes';
 import { startRelayProcess, type RemoteRelay } from '../harness/relayProcess';
 import { connectRpc, type RpcClient } from '../harness/rpcClient';
-import { summariseProfile, type ProfileSummary } from './cpuProfileSummary';
 import { walletRounds, type WalletRow } from './walletRounds';
 
 type Service = 'fastcar' | 'sidecar20' | 'prapi' | 'raw fetch' | 'node-http';
@@ -186,6 +185,64 @@ async function startNode(blockTimeMs: number) {
       console.error(`bench:real: the node did not come up (${(error as Error).message.split('\n')[0].slice(0, 120)}), again`);
     }
   }
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string } }[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Where a profile's busy time went: self time per part, the biggest first. */
+export interface ProfileSummary {
+  answers: number;
+  busyMsPerAnswer: number;
+  /** A package, one of fastcar's files, Node's internals, or V8's own (the garbage collector). */
+  parts: { part: string; msPerAnswer: number; share: number }[];
+}
+
+/** What a sample's function belongs to: its package, fastcar's file, Node, or the native name. */
+function partOf({ functionName, url }: { functionName: string; url: string }): string {
+  if (!url) return functionName || '(native)';
+  if (url.startsWith('node:')) return 'node internals';
+  const inModules = url.lastIndexOf('node_modules/');
+  if (inModules >= 0) {
+    const [scope, name] = url.slice(inModules + 'node_modules/'.length).split('/');
+    return scope.startsWith('@') ? `${scope}/${name}` : scope;
+  }
+  const inDist = url.indexOf('/dist/');
+  return inDist >= 0 ? url.slice(inDist + 1) : url;
+}
+
+/** Now on the monotonic clock `--cpu-prof` stamps its samples with, in µs. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** The samples of the profile in `dir` taken between `from` and `to` (µs, monotonic), by part. */
+function summariseWindow(dir: string, from: number, to: number, answers: number): ProfileSummary {
+  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no .cpuprofile in ${dir}`);
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+  const parts = new Map(profile.nodes.map((node) => [node.id, partOf(node.callFrame)]));
+  const self = new Map<string, number>();
+  let busy = 0;
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    const part = parts.get(id) ?? '?';
+    if (at < from || at > to || part === '(idle)') return;
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    busy += us;
+    self.set(part, (self.get(part) ?? 0) + us);
+  });
+  return {
+    answers,
+    busyMsPerAnswer: round(busy / 1000 / answers),
+    parts: [...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .map(([part, us]) => ({ part, msPerAnswer: Math.round((us / 1000 / answers) * 100) / 100, share: round((us / busy) * 100) })),
+  };
 }
 
 /** `npm run bench:real`: all of it, or the sections `--only` names. */
@@ -381,29 +438,39 @@ export async function realNodeBench(argv: string[]): Promise<void> {
           { FASTCAR_CACHE_MAX_BYTES: '1', FASTCAR_PREBUILD_BLOCKS: '0' },
           { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] },
         );
+        let window = [0, 0];
         try {
           await runFixed(fastcar.url, warmUp, 4);
+          const from = monotonicUs();
           await runFixed(fastcar.url, measured, connections);
+          window = [from, monotonicUs()];
         } finally {
           await fastcar.stop();
         }
         try {
-          profiles[name] = summariseProfile(dir, 15);
+          profiles[name] = summariseWindow(dir, window[0], window[1], measured.length);
+        } catch (error) {
+          console.error(`fastcar's CPU profile, ${name}: none (${(error as Error).message})`);
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }
       };
       const walkPaths = coldPaths('', '');
       await profiled(
-        `block ${big} cold, fees (10 answers)`,
+        `block ${big} cold, fees`,
         [...walkPaths, ...walkPaths],
         Array.from({ length: 10 }, (_, i) => `/blocks/${big}?paraId=${i}`),
         1,
       );
-      await profiled('cold fees, c=10', walkPaths, walkPaths, 10);
+      await profiled(
+        'cold fees, c=10',
+        [...walkPaths, ...walkPaths],
+        walkPaths.map((path) => `${path}?paraId=1`),
+        10,
+      );
       for (const [name, summary] of Object.entries(profiles)) {
-        console.error(`fastcar's CPU profile, ${name} (warm-up included): busy ${summary.busyMs} ms`);
-        for (const { fn, ms, share } of summary.top) console.error(`  ${share}% ${ms} ms ${fn}`);
+        console.error(`fastcar's CPU profile, ${name}: busy ${summary.busyMsPerAnswer} ms per answer (${summary.answers} answers), self time by part:`);
+        for (const { part, msPerAnswer, share } of summary.parts) console.error(`  ${share}% ${msPerAnswer} ms ${part}`);
       }
     }
   } finally {
