@@ -11,7 +11,9 @@
 //   - warm /blocks against a bare Node server sending fastcar's own answers as fixed bytes;
 //   - the wallet rows (bench/walletRounds.ts on this node): balance-info over distinct
 //     accounts, transaction material, a fee estimate, a wallet's sync (waves per read), near
-//     and far.
+//     and far;
+//   - where fastcar's CPU goes (node --cpu-prof, self time per function): on the big block
+//     cold, and on a cold walk of the blocks with fees at ten connections.
 // The node builds and finalizes a block every `--block-time-ms` (6000 by default: an Asset
 // Hub's pace, the head still for longer). fastcar builds no new block before it is asked
 // (FASTCAR_PREBUILD_BLOCKS=0) in the cold rows: each service's CPU is then its answers'.
@@ -19,8 +21,8 @@
 // line and no column. Prints a markdown table with ratios against sidecar 20 and against
 // polkadot-rest-api, and the goals of issue 44 met or missed; writes bench/results/realnode.json.
 import '../devnet/quiet';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, homedir, loadavg } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, homedir, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 
@@ -95,7 +97,7 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--only') options.only = value.split(',');
     else {
       console.log(
-        'usage: npm run bench:real -- [--only cold,big,warm,wallet] [--blocks 150] [--connections 1,10] [--delay-ms 5] [--block-time-ms 6000] [--duration 8] [--big-runs 5] [--wallet-requests 400] [--wallet-accounts 2000]',
+        'usage: npm run bench:real -- [--only cold,big,warm,wallet,profile] [--blocks 150] [--connections 1,10] [--delay-ms 5] [--block-time-ms 6000] [--duration 8] [--big-runs 5] [--wallet-requests 400] [--wallet-accounts 2000]',
       );
       process.exit(flag === '--help' ? 0 : 1);
     }
@@ -170,6 +172,79 @@ async function rawFetchOnce(client: RpcClient, hash: string): Promise<number> {
   return performance.now() - started;
 }
 
+/**
+ * The node, tried three times: it compiles its runtime at start, which on a loaded machine can
+ * take longer than serveRealChain waits (120 s).
+ */
+async function startNode(blockTimeMs: number) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await serveRealChain({ blockTimeMs, progress: (line) => console.error(line) });
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      console.error(`bench:real: the node did not come up (${(error as Error).message.split('\n')[0].slice(0, 120)}), again`);
+    }
+  }
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string } }[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Where a profile's busy time went: self time per part, the biggest first. */
+export interface ProfileSummary {
+  answers: number;
+  busyMsPerAnswer: number;
+  /** A package, one of fastcar's files, Node's internals, or V8's own (the garbage collector). */
+  parts: { part: string; msPerAnswer: number; share: number }[];
+}
+
+/** What a sample's function belongs to: its package, fastcar's file, Node, or the native name. */
+function partOf({ functionName, url }: { functionName: string; url: string }): string {
+  if (!url) return functionName || '(native)';
+  if (url.startsWith('node:')) return 'node internals';
+  const inModules = url.lastIndexOf('node_modules/');
+  if (inModules >= 0) {
+    const [scope, name] = url.slice(inModules + 'node_modules/'.length).split('/');
+    return scope.startsWith('@') ? `${scope}/${name}` : scope;
+  }
+  const inDist = url.indexOf('/dist/');
+  return inDist >= 0 ? url.slice(inDist + 1) : url;
+}
+
+/** Now on the monotonic clock `--cpu-prof` stamps its samples with, in µs. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** The samples of the profile in `dir` taken between `from` and `to` (µs, monotonic), by part. */
+function summariseWindow(dir: string, from: number, to: number, answers: number): ProfileSummary {
+  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no .cpuprofile in ${dir}`);
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
+  const parts = new Map(profile.nodes.map((node) => [node.id, partOf(node.callFrame)]));
+  const self = new Map<string, number>();
+  let busy = 0;
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    const part = parts.get(id) ?? '?';
+    if (at < from || at > to || part === '(idle)') return;
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    busy += us;
+    self.set(part, (self.get(part) ?? 0) + us);
+  });
+  return {
+    answers,
+    busyMsPerAnswer: round(busy / 1000 / answers),
+    parts: [...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .map(([part, us]) => ({ part, msPerAnswer: Math.round((us / 1000 / answers) * 100) / 100, share: round((us / busy) * 100) })),
+  };
+}
+
 /** `npm run bench:real`: all of it, or the sections `--only` names. */
 export async function realNodeBench(argv: string[]): Promise<void> {
   const options = parseOptions(argv);
@@ -179,10 +254,11 @@ export async function realNodeBench(argv: string[]): Promise<void> {
   const prapiBin = prapiBinary();
   if (!prapiBin) console.error('polkadot-rest-api: skipped (set PRAPI_BIN=path/to/polkadot-rest-api, or build it into the cache, to compare with it)');
   console.error(`bench:real: starting polkadot-omni-node (a block every ${options.blockTimeMs} ms)...`);
-  const served = await serveRealChain({ blockTimeMs: options.blockTimeMs, progress: (line) => console.error(line) });
+  const served = await startNode(options.blockTimeMs);
   const { node, manifest } = served;
   const client = await connectRpc(node.wsUrl);
   const rows: Row[] = [];
+  const profiles: Record<string, ProfileSummary> = {};
   const log = (row: Row) => {
     rows.push(row);
     const figure = row.rps !== undefined ? `${row.rps} req/s, p99 ${row.p99} ms` : `${row.ms} ms (first ${row.firstMs} ms)`;
@@ -352,6 +428,51 @@ export async function realNodeBench(argv: string[]): Promise<void> {
       for (const row of walletRows) rows.push(fromWallet(row));
       load.push(loadavg()[0]);
     }
+
+    // 5. Where fastcar's CPU goes: under --cpu-prof, fresh and caching nothing, JIT-warm from a walk first.
+    if (wants('profile')) {
+      const profiled = async (name: string, warmUp: string[], measured: string[], connections: number) => {
+        const dir = mkdtempSync(join(tmpdir(), 'fastcar-realprof-'));
+        const fastcar = await startFastcarProcess(
+          node.wsUrl,
+          { FASTCAR_CACHE_MAX_BYTES: '1', FASTCAR_PREBUILD_BLOCKS: '0' },
+          { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] },
+        );
+        let window = [0, 0];
+        try {
+          await runFixed(fastcar.url, warmUp, 4);
+          const from = monotonicUs();
+          await runFixed(fastcar.url, measured, connections);
+          window = [from, monotonicUs()];
+        } finally {
+          await fastcar.stop();
+        }
+        try {
+          profiles[name] = summariseWindow(dir, window[0], window[1], measured.length);
+        } catch (error) {
+          console.error(`fastcar's CPU profile, ${name}: none (${(error as Error).message})`);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      };
+      const walkPaths = coldPaths('', '');
+      await profiled(
+        `block ${big} cold, fees`,
+        [...walkPaths, ...walkPaths],
+        Array.from({ length: 10 }, (_, i) => `/blocks/${big}?paraId=${i}`),
+        1,
+      );
+      await profiled(
+        'cold fees, c=10',
+        [...walkPaths, ...walkPaths],
+        walkPaths.map((path) => `${path}?paraId=1`),
+        10,
+      );
+      for (const [name, summary] of Object.entries(profiles)) {
+        console.error(`fastcar's CPU profile, ${name}: busy ${summary.busyMsPerAnswer} ms per answer (${summary.answers} answers), self time by part:`);
+        for (const { part, msPerAnswer, share } of summary.parts) console.error(`  ${share}% ${msPerAnswer} ms ${part}`);
+      }
+    }
   } finally {
     client.close();
     await served.close();
@@ -367,6 +488,7 @@ export async function realNodeBench(argv: string[]): Promise<void> {
     seconds: Math.round((Date.now() - began) / 1000),
     rows,
     goals,
+    profiles,
   };
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(join(__dirname, 'results', 'realnode.json'), `${JSON.stringify(result, null, 2)}\n`);
