@@ -26,7 +26,10 @@ function realNodeProject() {
   try {
     execFileSync('bash', [`${__dirname}/scripts/ensure-node.sh`], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (error) {
-    const why = String(error.stderr || error.message).trim().split('\n').pop();
+    const why = String(error.stderr || error.message)
+      .trim()
+      .split('\n')
+      .pop();
     console.log(`real-node suites skipped: ${why}`);
     return [];
   }

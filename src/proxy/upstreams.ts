@@ -40,8 +40,8 @@ const MAX_NODE_BACKOFF_MS = 10_000;
 /** How long the proxy waits at start for a first upstream to open before it serves without one. */
 const START_GRACE_MS = 5_000;
 
-/** jsonrpsee's "server is busy" and "too many subscriptions", Subway's limits, HTTP's 429. */
-const OVERLOADED = new Set([-32009, -32097, -32098, 429]);
+/** jsonrpsee's "server is busy", a Substrate node's --rpc-rate-limit (-32999), Subway's limits, HTTP's 429. */
+const OVERLOADED = new Set([-32009, -32999, -32097, -32098, 429]);
 /** Calls that change the node (submitting a transaction, above all): an HTTP upstream's transport must never send one twice. */
 const CHANGES_NODE = /^(author_|dev_|transaction_v1_)/;
 
