@@ -103,6 +103,8 @@ export interface RealNodeOptions {
   blockTimeMs?: number;
   /** More flags for the node: its RPC server's limits, as a test or an operator sets them. */
   args?: string[];
+  /** How long its RPC server may take to answer at start (the runtime is compiled first: longer on a busy machine). Default 120 s. */
+  startTimeoutMs?: number;
 }
 
 export interface RealNode {
@@ -159,14 +161,15 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const httpUrl = `http://127.0.0.1:${options.rpcPort}`;
-  const deadline = Date.now() + START_TIMEOUT_MS;
+  const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+  const deadline = Date.now() + startTimeoutMs;
   while (!(await rpcAnswers(httpUrl))) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new DevnetSetupError(`polkadot-omni-node exited (${child.exitCode ?? child.signalCode}) before its RPC answered: ${log.slice(-800)}`);
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new DevnetSetupError(`polkadot-omni-node did not answer on ${httpUrl} within ${START_TIMEOUT_MS / 1000} s: ${log.slice(-800)}`);
+      throw new DevnetSetupError(`polkadot-omni-node did not answer on ${httpUrl} within ${startTimeoutMs / 1000} s: ${log.slice(-800)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -330,7 +333,7 @@ export interface ServedRealChain {
  * node writes to its database: every run starts from the same history). `args` adds node flags.
  */
 export async function serveRealChain(
-  options: { binary?: string; rpcPort?: number; blockTimeMs?: number; args?: string[]; progress?: (line: string) => void } = {},
+  options: { binary?: string; rpcPort?: number; blockTimeMs?: number; args?: string[]; startTimeoutMs?: number; progress?: (line: string) => void } = {},
 ): Promise<ServedRealChain> {
   const binary = options.binary ?? nodeBinary();
   const seeded = await ensureSeededRealChain(binary, options.progress);
@@ -344,6 +347,7 @@ export async function serveRealChain(
       rpcPort: options.rpcPort || (await freePort()),
       blockTimeMs: options.blockTimeMs,
       args: options.args,
+      startTimeoutMs: options.startTimeoutMs,
     });
     let closing: Promise<void> | undefined;
     return {

@@ -13,7 +13,7 @@ import {
   UnknownBlockError,
 } from '../errors';
 import type { Logger } from '../logger';
-import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeErrors';
+import { AnswerTooLargeError, NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeErrors';
 import { respond, type Reply } from './reply';
 import { BodyAbandonedError } from './requestBody';
 
@@ -41,6 +41,9 @@ function describe(error: unknown): { status: number; message: string; unexpected
   // a JSON-RPC error of the node's that a service did not turn into an answer is unexpected (500, below).
   if (error instanceof NodeThrottledError)
     return { status: 503, message: 'The node provider is limiting requests; retry shortly.', retryAfterSeconds: error.retryAfterSeconds };
+  // Past the node's --rpc-max-response-size (or what fastcar reads): asked again it is as large; logged for the operator.
+  if (error instanceof AnswerTooLargeError)
+    return { status: 503, message: 'The node would not send an answer this large (its --rpc-max-response-size is too small for it).', unexpected: true };
   if (error instanceof NodeUnavailableError) return { status: 503, message: 'The node is unavailable; retry shortly.' };
   if (error instanceof IncompleteNodeAnswerError) return { status: 503, message: error.message, unexpected: true };
   if (error instanceof NodeTimeoutError) return { status: 504, message: 'The node did not answer in time.' };

@@ -29,8 +29,8 @@ export function giveUpAfter(timeoutMs: number): number {
 /** A node backed off after failures in a row waits this long at most. */
 const MAX_NODE_BACKOFF_MS = 10_000;
 
-/** jsonrpsee's "server is busy" and "too many subscriptions", Subway's limits, HTTP's 429. */
-export const OVERLOADED = new Set([-32009, -32097, -32098, 429]);
+/** jsonrpsee's "server is busy", a Substrate node's --rpc-rate-limit (-32999), Subway's limits, HTTP's 429. */
+export const OVERLOADED = new Set([-32009, -32999, -32097, -32098, 429]);
 /** Calls that change the node (submitting a transaction, above all): an HTTP upstream's transport must never send one twice. */
 const CHANGES_NODE = /^(author_|dev_|transaction_v1_)/;
 

@@ -5,6 +5,7 @@
 // a POST that got no answer at all failed of. The transport acts on these.
 import { retryAfterMs } from './retryPolicy';
 import { RpcError } from './nodeErrors';
+import { RpcCode } from './rpcCodes';
 
 export type HttpHeaders = Record<string, string | string[] | undefined>;
 
@@ -31,8 +32,8 @@ interface JsonRpcAnswer {
   error?: { code?: unknown; message?: unknown; data?: unknown };
 }
 
-/** JSON-RPC errors meaning "slow down": jsonrpsee's busy, the common providers' limit codes, and their words. */
-const THROTTLE_CODES = new Set([-32005, -32009, -32097, -32098, 429]);
+/** JSON-RPC errors meaning "slow down": jsonrpsee's busy, a Substrate node's rate limit, the common providers' limit codes, and their words. */
+export const THROTTLE_CODES: ReadonlySet<number> = new Set([-32005, RpcCode.serverIsBusy, RpcCode.nodeRateLimited, -32097, -32098, 429]);
 const THROTTLE_WORDS = /too many requests|rate.?limit|request limit|limit exceeded|server is busy|\bbusy\b|overload|over capacity|throttl/i;
 const BATCH_TOO_LARGE_CODE = -32010;
 const BATCH_TOO_LARGE_WORDS = /batch.*(too large|too big|size|limit|exceed)|too many (calls|requests) in (a |the )?batch/i;

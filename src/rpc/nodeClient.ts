@@ -2,7 +2,8 @@
 // names (openTransport.ts: a WebSocket, or HTTP(S) in batches), counted, bounded in
 // time, and failing with the errors of nodeErrors.ts, which the HTTP layer
 // understands.
-import { NodeError, NodeRpcError, NodeTimeoutError, NodeUnavailableError, RpcError } from './nodeErrors';
+import { THROTTLE_CODES } from './httpAnswer';
+import { AnswerTooLargeError, NodeError, NodeRpcError, NodeThrottledError, NodeTimeoutError, NodeUnavailableError, RpcError } from './nodeErrors';
 import { RpcCode } from './rpcCodes';
 import { countCall, countWait, retryRounds, type RequestStats } from './requestStats';
 import { openTransport, type TransportOptions } from './openTransport';
@@ -224,6 +225,9 @@ function nullIfUnknownBlock(error: unknown): null {
   throw error;
 }
 
+/** How long a client is told to wait after the node said to slow down without saying how long. */
+const THROTTLED_RETRY_MS = 1000;
+
 /** A transport's error as the node client's callers take it: a JSON-RPC error of a proxy in front may be an outage or a timeout. */
 function classify(error: unknown): Error {
   if (error instanceof RpcError && !(error instanceof NodeRpcError)) {
@@ -231,8 +235,14 @@ function classify(error: unknown): Error {
     if (error.code === RpcCode.noUpstream) return new NodeUnavailableError(error.detail);
     // The proxy's node did not answer this call in time (the node itself is up).
     if (error.code === RpcCode.upstreamTimeout) return new NodeTimeoutError(error.detail);
-    return new NodeRpcError(error);
   }
+  // The node (jsonrpsee: "Response is too big", past its --rpc-max-response-size) or a proxy in front
+  // would not send an answer this large: the node cannot serve this, not a fault of the call.
+  if (error instanceof RpcError && error.code === RpcCode.responseTooLarge) return new AnswerTooLargeError(error.detail);
+  // The node (its --rpc-rate-limit: -32999 after holding the call back) or a provider says to slow down: over a
+  // WebSocket nothing is sent again, the client is told to come back (HTTP's transport waits and resends itself).
+  if (error instanceof RpcError && THROTTLE_CODES.has(error.code)) return new NodeThrottledError(error.detail, THROTTLED_RETRY_MS);
+  if (error instanceof RpcError && !(error instanceof NodeRpcError)) return new NodeRpcError(error);
   if (error instanceof NodeError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (/not connected|disconnected|ECONNREFUSED|socket hang up|fetch failed/i.test(message)) return new NodeUnavailableError(message);

@@ -11,6 +11,8 @@ export const RpcCode = {
   /** Over a rate limit (EIP-1474's "limit exceeded"); `data.retryAfterMs` says when to try again. */
   rateLimited: -32005,
   tooManySubscriptions: -32006,
+  /** A Substrate node's --rpc-rate-limit: a call held back past its wait ("RPC rate limit exceeded"). */
+  nodeRateLimited: -32999,
   /** chainHead_v1_follow: too many follows already (the new JSON-RPC spec's code). */
   followLimit: -32800,
   batchTooLarge: -32010,

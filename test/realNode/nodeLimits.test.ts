@@ -1,0 +1,371 @@
+// What a real node (polkadot-omni-node) refuses, and what fastcar and the proxy make of it.
+// Two nodes with small limits: one holds few connections, few subscriptions on a connection,
+// short batches and small requests; the other sends no answer over 1 MB and takes 120 calls a
+// minute on a connection. The node's own answers are checked first (what docs/operators.md
+// says of them), then fastcar over ws:// and http:// and the proxy in front: a clear JSON error
+// (fastcar 503/504, the proxy a JSON-RPC error), never a hang or a 500, and answers again once
+// the limit clears.
+import '../../devnet/quiet';
+import { WebSocket } from 'ws';
+
+import type { SeedManifest } from '../../devnet/seed';
+import { serveRealChain, type ServedRealChain } from '../../devnet/realNode';
+import { startFastcarOn } from '../../harness/fastcar';
+import { getJson } from '../../harness/http';
+import { createLogger } from '../../src/logger';
+import { proxyConfigFor } from '../../src/proxy/proxyConfig';
+import { startProxy } from '../../src/proxy/startProxy';
+import type { Fastcar } from '../../src/server';
+import { connectSubscriber, type SubscriptionClient } from '../support/subscriptionClient';
+
+const MAX_CONNECTIONS = 8;
+const MAX_SUBSCRIPTIONS = 4;
+const MAX_BATCH = 5;
+const RATE_PER_MINUTE = 120;
+const ALICE = '5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY';
+
+let manifest: SeedManifest;
+const closers: (() => unknown)[] = [];
+
+/** A node of its own, started when its tests begin (one node at a time: each compiles the runtime at start). */
+function nodeWith(args: string[]): { served: () => ServedRealChain } {
+  let served: ServedRealChain | undefined;
+  beforeAll(async () => {
+    served = await serveRealChain({ args, startTimeoutMs: 300_000 });
+    manifest = served.manifest;
+  }, 330_000);
+  afterAll(async () => {
+    for (const close of closers.splice(0).reverse()) await Promise.resolve(close()).catch(() => undefined);
+    await served?.close();
+  });
+  return { served: () => served! };
+}
+
+async function fastcarOn(url: string, env: Record<string, string> = {}): Promise<Fastcar> {
+  const fastcar = await startFastcarOn(url, { FASTCAR_CACHE_MAX_BYTES: '1', ...env });
+  closers.push(() => fastcar.close());
+  return fastcar;
+}
+
+async function proxyOn(urls: string[], settings: Parameters<typeof proxyConfigFor>[1] = {}) {
+  const started = await startProxy(
+    proxyConfigFor(urls, { port: 0, logLevel: 'silent', healthIntervalMs: 1000, timeoutMs: 5000, ...settings }),
+    createLogger('silent'),
+  );
+  closers.push(() => started.proxy.close());
+  return { ...started, httpUrl: `http://${started.address}`, wsUrl: `ws://${started.address}` };
+}
+
+async function subscriber(url: string): Promise<SubscriptionClient> {
+  const client = await connectSubscriber(url);
+  closers.push(() => client.close());
+  return client;
+}
+
+type Answer = { id?: number | null; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+
+async function post(url: string, body: unknown): Promise<{ status: number; json: Answer & Answer[] }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, json: (await response.json()) as Answer & Answer[] };
+}
+
+const call = (method: string, params: unknown[] = [], id = 1) => ({ jsonrpc: '2.0', id, method, params });
+
+/** A WebSocket to the node, or the HTTP status its upgrade was refused with. */
+function openSocket(url: string): Promise<WebSocket | number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    socket.once('open', () => resolve(socket));
+    socket.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+    socket.once('error', reject);
+  });
+}
+
+/** Opens sockets to the node until it refuses one: the node then holds as many connections as it takes. */
+async function fillConnections(url: string): Promise<{ sockets: WebSocket[]; refusedWith: number }> {
+  const sockets: WebSocket[] = [];
+  for (let i = 0; i <= MAX_CONNECTIONS; i++) {
+    const opened = await openSocket(url);
+    if (typeof opened === 'number') return { sockets, refusedWith: opened };
+    sockets.push(opened);
+  }
+  throw new Error(`the node took ${MAX_CONNECTIONS + 1} connections`);
+}
+
+async function until<T>(ask: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await ask();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not so within ${ms} ms (last: ${JSON.stringify(value)})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Resolves with what `work` gives, or fails the test if it takes longer than `ms`: nothing may hang. */
+async function within<T>(ms: number, work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+describe('beside a node with few connections, few subscriptions on one, short batches and small requests', () => {
+  const narrow = nodeWith([
+    '--rpc-max-connections',
+    String(MAX_CONNECTIONS),
+    '--rpc-max-subscriptions-per-connection',
+    String(MAX_SUBSCRIPTIONS),
+    '--rpc-max-batch-request-len',
+    String(MAX_BATCH),
+    '--rpc-max-request-size',
+    '1',
+  ]);
+
+  it('the node refuses a batch over --rpc-max-batch-request-len whole, a request over --rpc-max-request-size with 413, subscriptions past the limit with -32006', async () => {
+    const batch = Array.from({ length: MAX_BATCH + 1 }, (_, i) => call('system_chain', [], i + 1));
+    const refused = await post(narrow.served().node.httpUrl, batch);
+    expect(refused).toEqual({
+      status: 200,
+      json: { jsonrpc: '2.0', id: null, error: { code: -32010, message: 'The batch request was too large', data: `Exceeded max limit of ${MAX_BATCH}` } },
+    });
+    expect((await post(narrow.served().node.httpUrl, batch.slice(0, MAX_BATCH))).json).toHaveLength(MAX_BATCH);
+    const big = await post(narrow.served().node.httpUrl, call('system_chain', ['x'.repeat(1_100_000)]));
+    expect(big).toEqual({
+      status: 413,
+      json: { jsonrpc: '2.0', id: null, error: { code: -32007, message: 'Request is too big', data: 'Exceeded max limit of 1048576' } },
+    });
+    const client = await subscriber(narrow.served().node.wsUrl);
+    const follows: string[] = [];
+    for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) follows.push(await client.call<string>('chainHead_v1_follow', [false]));
+    expect((await client.request('chainHead_v1_follow', [false])).error).toEqual({
+      code: -32006,
+      message: 'Too many subscriptions on the connection',
+      data: `Exceeded max limit of ${MAX_SUBSCRIPTIONS}`,
+    });
+    // One given back (the node answers an unfollow `true`), one more taken.
+    expect(await client.call('chainHead_v1_unfollow', [follows[0]])).toBe(true);
+    expect(await client.call<string>('chainHead_v1_follow', [false])).toEqual(expect.any(String));
+    client.close();
+  });
+
+  it('fastcar over http:// learns the node batch limit and gives the answers it gives over ws://', async () => {
+    const overWs = await fastcarOn(narrow.served().node.wsUrl);
+    const overHttp = await fastcarOn(narrow.served().node.httpUrl);
+    // Asked all at once: fastcar's waves of calls over http:// are longer than the node takes in a batch.
+    const paths = [
+      ...Array.from({ length: 24 }, (_, i) => `/blocks/${i + 1}`),
+      `/blocks/${manifest.blocks.big}`,
+      `/accounts/${ALICE}/balance-info?at=${manifest.head.number}`,
+    ];
+    const [overWsAnswers, overHttpAnswers] = await Promise.all(
+      [overWs, overHttp].map((fastcar) => Promise.all(paths.map((path) => getJson(`${fastcar.url}${path}`)))),
+    );
+    for (const [i, path] of paths.entries()) {
+      expect({ path, status: overWsAnswers[i].status }).toEqual({ path, status: 200 });
+      expect({ path, status: overHttpAnswers[i].status }).toEqual({ path, status: 200 });
+      expect(overHttpAnswers[i].body).toEqual(overWsAnswers[i].body);
+    }
+    const metrics = (await getJson(`${overHttp.metricsUrl}/metrics`)).text;
+    const refused = [...metrics.matchAll(/^fastcar_rpc_batches_refused_total\{[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    expect(refused).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('fastcar over http:// answers 503 with Retry-After while the node takes no more connections, and 200 once one is free', async () => {
+    const fastcar = await fastcarOn(narrow.served().node.httpUrl, { FASTCAR_RPC_TIMEOUT_MS: '3000' });
+    const overWs = await fastcarOn(narrow.served().node.wsUrl);
+    expect((await getJson(`${fastcar.url}/blocks/head/header`)).status).toBe(200);
+    const { sockets, refusedWith } = await fillConnections(narrow.served().node.wsUrl);
+    try {
+      expect(refusedWith).toBe(429);
+      const fresh = await fetch(narrow.served().node.httpUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(call('system_chain')),
+      });
+      expect([fresh.status, await fresh.text()]).toEqual([429, 'Too many connections. Please try again later.']);
+      // Its kept-alive connections close when idle; the next request needs a new one, and the node refuses it.
+      const refused = await until(
+        () => within(15_000, getJson(`${fastcar.url}/blocks/head/header`), 'a header'),
+        (answer) => answer.status !== 200,
+        'fastcar to need a connection the node refuses',
+      );
+      expect({ status: refused.status, body: refused.body }).toEqual({
+        status: 503,
+        body: { code: 503, message: 'The node provider is limiting requests; retry shortly.' },
+      });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // Over ws:// fastcar holds its one connection: it answers all the while.
+      expect((await getJson(`${overWs.url}/blocks/head/header`)).status).toBe(200);
+    } finally {
+      for (const socket of sockets) socket.close();
+    }
+    await until(
+      () => getJson(`${fastcar.url}/blocks/head/header`),
+      (answer) => answer.status === 200,
+      'fastcar over http:// to answer again',
+    );
+  }, 120_000);
+
+  it('the proxy answers a batch longer than the node takes, and a request larger than the node reads with the node error, its connection kept', async () => {
+    const proxy = await proxyOn([narrow.served().node.wsUrl]);
+    const batch = Array.from({ length: 3 * MAX_BATCH }, (_, i) => call('chain_getBlockHash', [i], i + 1));
+    const answered = await post(proxy.httpUrl, batch);
+    expect(answered.json.map((answer) => typeof answer.result)).toEqual(batch.map(() => 'string'));
+    // A request larger than the node reads: the node's answer, and the proxy's connection to it lives on.
+    const client = await subscriber(proxy.wsUrl);
+    const big = await within(15_000, client.request('system_chain', ['x'.repeat(1_100_000)]), 'a call over the request size');
+    expect(big.error).toEqual(expect.objectContaining({ code: expect.any(Number), message: expect.any(String) }));
+    expect(await client.call('system_chain')).toBe('Custom');
+    expect(await within(15_000, client.call<string>('chain_getBlockHash', [1]), 'a call after it')).toMatch(/^0x/);
+  }, 120_000);
+
+  it('the proxy opens another connection for follows past the node limit on one, errs clearly while the node takes no more connections, and follows again once it does', async () => {
+    const proxy = await proxyOn([narrow.served().node.wsUrl], { maxSubscriptionsPerUpstreamConnection: MAX_SUBSCRIPTIONS, tipCacheMaxBytes: 0 });
+    const client = await subscriber(proxy.wsUrl);
+    let finalized = '';
+    const follow = async () => {
+      const id = await client.call<string>('chainHead_v1_follow', [false]);
+      const initialized = await client.next<{ event: string; finalizedBlockHashes: string[] }>(id, (event) => event.event === 'initialized');
+      finalized = initialized.finalizedBlockHashes.at(-1)!;
+      return id;
+    };
+    const follows: string[] = [];
+    for (let i = 0; i < MAX_SUBSCRIPTIONS + 1; i++) follows.push(await follow());
+    expect(proxy.pool.upstreams[0].connections).toBe(2);
+    expect(proxy.pool.upstreams[0].subscriptions).toBe(MAX_SUBSCRIPTIONS + 1);
+    // Fill the second connection, then the node: the next follow needs a third connection, which the node refuses.
+    for (let i = 0; i < MAX_SUBSCRIPTIONS - 1; i++) follows.push(await follow());
+    const { sockets, refusedWith } = await fillConnections(narrow.served().node.wsUrl);
+    let refused: { error?: { code: number; message: string } };
+    try {
+      expect(refusedWith).toBe(429);
+      refused = await within(20_000, client.request('chainHead_v1_follow', [false]), 'a follow while the node is full');
+    } finally {
+      for (const socket of sockets) socket.close();
+    }
+    expect(refused.error).toEqual({ code: expect.any(Number), message: expect.stringMatching(/connection to the node/) });
+    // Every follow held lives on, and the connection opens once the node has room.
+    expect(await client.call<string>('chainHead_v1_header', [follows.at(-1), finalized])).toMatch(/^0x/);
+    const again = await until(
+      () => client.request('chainHead_v1_follow', [false]),
+      (answer) => typeof answer.result === 'string',
+      'a follow once the node takes connections again',
+    );
+    await client.next<{ event: string }>(again.result as string, (event) => event.event === 'initialized');
+    expect(proxy.pool.upstreams[0].connections).toBe(3);
+  }, 120_000);
+});
+
+describe('beside a node that sends answers of at most 1 MB and takes 120 calls a minute on a connection', () => {
+  const strict = nodeWith(['--rpc-max-response-size', '1', '--rpc-rate-limit', String(RATE_PER_MINUTE)]);
+
+  it('the node refuses an answer over --rpc-max-response-size with -32008, and holds calls past --rpc-rate-limit back rather than refuse them', async () => {
+    const metadata = await post(strict.served().node.httpUrl, call('state_getMetadata'));
+    expect(metadata.json.error).toEqual({ code: -32008, message: 'Response is too big', data: 'Exceeded max limit of 1048576' });
+    // A fresh connection may make RATE_PER_MINUTE calls at once; past them the node holds calls back
+    // (two a second come through) and refuses with -32999 those it held back five seconds.
+    const client = await subscriber(strict.served().node.wsUrl);
+    const sentAt = Date.now();
+    const answeredAt = await Promise.all(
+      Array.from({ length: RATE_PER_MINUTE + 30 }, () => client.request('system_chain').then((answer) => ({ answer, at: Date.now() - sentAt }))),
+    );
+    const refused = answeredAt.filter(({ answer }) => answer.result !== 'Custom');
+    expect(refused.length).toBeGreaterThan(0);
+    for (const { answer, at } of refused) {
+      expect(answer.error).toEqual({ code: -32999, message: 'RPC rate limit exceeded' });
+      expect(at).toBeGreaterThan(4000);
+    }
+    // Some were held back and then answered.
+    const answered = answeredAt.filter(({ answer }) => answer.result === 'Custom').map(({ at }) => at);
+    expect(answered.length).toBeGreaterThan(RATE_PER_MINUTE - 10);
+    expect(Math.max(...answered) - Math.min(...answered)).toBeGreaterThan(1500);
+    // Taken again once the bucket has filled a little.
+    await until(
+      () => client.request('system_chain'),
+      (answer) => answer.result === 'Custom',
+      'the node to take calls again',
+    );
+    client.close();
+  }, 60_000);
+
+  it('fastcar answers 503 "would not send an answer this large" past --rpc-max-response-size, over ws:// and http://, and answers what fits', async () => {
+    for (const url of [strict.served().node.wsUrl, strict.served().node.httpUrl]) {
+      const fastcar = await fastcarOn(url, { FASTCAR_FINALIZED_POLL_MS: '600000' });
+      // The runtime's metadata is over 1 MB: no block can be decoded.
+      const refused = await within(30_000, getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}`), 'a block');
+      expect({ url, status: refused.status, body: refused.body }).toEqual({
+        url,
+        status: 503,
+        body: { code: 503, message: expect.stringMatching(/would not send an answer this large.*--rpc-max-response-size/) },
+      });
+      const header = await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}/header`);
+      expect({ url, status: header.status, number: (header.body as { number?: string }).number }).toEqual({
+        url,
+        status: 200,
+        number: String(manifest.blocks.transfers),
+      });
+    }
+  }, 120_000);
+
+  it('the proxy passes the node -32008 on, and fastcar behind it answers the same clear 503', async () => {
+    const strictProxy = await proxyOn([strict.served().node.wsUrl], { healthIntervalMs: 5000 });
+    const metadata = await post(strictProxy.httpUrl, call('state_getMetadata'));
+    expect(metadata.json.error).toMatchObject({ code: -32008, message: expect.stringMatching(/too big/i) });
+    // fastcar behind the proxy: the same clear 503 as straight on the node.
+    const fastcar = await fastcarOn(strictProxy.wsUrl);
+    const block = await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}`);
+    expect({ status: block.status, body: block.body }).toEqual({
+      status: 503,
+      body: { code: 503, message: expect.stringMatching(/would not send an answer this large/) },
+    });
+  }, 120_000);
+
+  it('fastcar answers 503 "limiting requests" with Retry-After (never a hang, never a 500) for calls the node refuses past --rpc-rate-limit, then 200', async () => {
+    const fastcar = await fastcarOn(strict.served().node.wsUrl, { FASTCAR_RPC_TIMEOUT_MS: '15000', FASTCAR_FINALIZED_POLL_MS: '600000' });
+    // Each header a call or two on fastcar's one connection: more than the node lets through.
+    const numbers = Array.from({ length: 200 }, (_, i) => i + 1);
+    const answers = await within(
+      60_000,
+      Promise.all(numbers.map((number) => getJson(`${fastcar.url}/blocks/${number}/header`))),
+      'headers under the rate limit',
+    );
+    const refused = answers.filter(({ status }) => status !== 200);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const answer of refused) {
+      expect({ status: answer.status, body: answer.body }).toEqual({
+        status: 503,
+        body: { code: 503, message: 'The node provider is limiting requests; retry shortly.' },
+      });
+      expect(answer.headers.get('retry-after')).toBe('1');
+    }
+    await until(
+      () => getJson(`${fastcar.url}/blocks/${manifest.head.number}/header`),
+      (answer) => answer.status === 200,
+      'fastcar to answer again',
+      60_000,
+    );
+  }, 120_000);
+
+  it('the proxy passes -32999 on (never a hang) for calls the node refuses past --rpc-rate-limit, backs the node off, then answers again', async () => {
+    const proxy = await proxyOn([strict.served().node.wsUrl], { healthIntervalMs: 5000, timeoutMs: 15_000, tipCacheMaxBytes: 0 });
+    const genesis = (await post(proxy.httpUrl, call('chain_getBlockHash', [0]))).json.result as string;
+    // Distinct calls (each its own at the node), all on the proxy's one connection to it: more than its bucket holds.
+    const batch = Array.from({ length: RATE_PER_MINUTE + 40 }, (_, i) =>
+      call('state_getStorage', [`0x26aa394eea5630e07c48ae0c9558cef7${i.toString(16).padStart(8, '0')}`, genesis], i + 1),
+    );
+    const answered = await within(40_000, post(proxy.httpUrl, batch), 'a batch under the rate limit');
+    const errors = answered.json.filter((answer) => answer.error).map((answer) => answer.error!);
+    expect(errors).toContainEqual({ code: -32999, message: 'RPC rate limit exceeded' });
+    // The rest: refused the same, or (the node backed off) no node to send them to.
+    expect(errors.filter(({ code }) => code !== -32999 && code !== -32090)).toEqual([]);
+    const again = await until(
+      () => post(proxy.httpUrl, call('chain_getBlockHash', [manifest.head.number])),
+      (answer) => typeof answer.json.result === 'string',
+      'the proxy to answer again',
+      60_000,
+    );
+    expect(again.json.result).toMatch(/^0x/);
+  }, 120_000);
+});
