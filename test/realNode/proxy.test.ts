@@ -15,7 +15,7 @@ import { createLogger } from '../../src/logger';
 import { proxyConfigFor } from '../../src/proxy/proxyConfig';
 import type { RpcProxy } from '../../src/proxy/proxyServer';
 import { startProxy } from '../../src/proxy/startProxy';
-import type { UpstreamPool } from '../../src/proxy/upstreams';
+import type { UpstreamPool } from '../../src/proxy/upstreamPool';
 import { connectSubscriber, type SubscriptionClient } from '../support/subscriptionClient';
 
 /** A block every three seconds: the tip moves, slowly enough to count calls between moves. */
