@@ -151,7 +151,9 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   // Redis) and the entries' format (instances that write another one never read these).
   const genesis = await genesisWhenReachable(node, url, logger);
   if (!genesis) throw new Error(`the node at ${url} has no block 0`);
-  const redis = config.redisUrl ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds, logger) : undefined;
+  const redis = config.redisUrl
+    ? new RedisStore(config.redisUrl, `fastcar:${CACHE_FORMAT}:${genesis.slice(0, 18)}:`, config.redisTtlSeconds, logger)
+    : undefined;
   const cache = new TieredCache(cacheMaxBytes, redis);
   const leases = redis ? new BuildLeases(cache, redis, config.buildLeaseMs) : undefined;
   const finalized = new FinalizedHead(node, config.finalizedPollMs);

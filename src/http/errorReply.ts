@@ -2,7 +2,16 @@
 // sentence, never a stack trace or an internal path.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { ApiError, AtCapacityError, BeyondHeadError, ChainStateError, IncompleteNodeAnswerError, NotAtThisBlockError, TransactionError, UnknownBlockError } from '../errors';
+import {
+  ApiError,
+  AtCapacityError,
+  BeyondHeadError,
+  ChainStateError,
+  IncompleteNodeAnswerError,
+  NotAtThisBlockError,
+  TransactionError,
+  UnknownBlockError,
+} from '../errors';
 import type { Logger } from '../logger';
 import { NodeThrottledError, NodeTimeoutError, NodeUnavailableError } from '../rpc/nodeErrors';
 import { respond, type Reply } from './reply';

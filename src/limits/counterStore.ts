@@ -26,7 +26,10 @@ export class CounterStore {
     const where = urlForLogs(url);
     this.liveness = new RedisLiveness(this.client, {
       away: () => {
-        logger.warn({ redis: where }, `Redis is away (or did not answer within ${REDIS_BOUND_MS} ms): rate limits are counted in this process until it is back`);
+        logger.warn(
+          { redis: where },
+          `Redis is away (or did not answer within ${REDIS_BOUND_MS} ms): rate limits are counted in this process until it is back`,
+        );
         logger.flush();
       },
       back: () => {

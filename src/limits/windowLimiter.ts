@@ -43,7 +43,14 @@ class Counter {
   ) {
     this.memory = new RateLimiterMemory({ keyPrefix, points, duration });
     if (store)
-      this.redis = new RateLimiterRedis({ storeClient: store.client, keyPrefix, points, duration, inMemoryBlockOnConsumed: points, rejectIfRedisNotReady: true });
+      this.redis = new RateLimiterRedis({
+        storeClient: store.client,
+        keyPrefix,
+        points,
+        duration,
+        inMemoryBlockOnConsumed: points,
+        rejectIfRedisNotReady: true,
+      });
   }
 
   async consume(key: string, points: number): Promise<RateLimiterRes> {
