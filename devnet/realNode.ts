@@ -4,6 +4,7 @@
 // every `blockTimeMs` by itself; its seeded history is made once per machine (devnet/seed.ts's
 // extrinsics, sent through the node's transaction pool) and served from a copy.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
@@ -45,13 +46,48 @@ export function nodeBinary(): string {
 }
 
 /**
+ * How the chain spec is made: chain-spec-builder's `create` flags before the patch. A
+ * development chain (as chopsticks reports the devnet) named for what it is.
+ */
+const SPEC_FLAGS = [
+  '-n',
+  'fastcar real node (Asset Hub Westend)',
+  '-i',
+  'fastcar-realnode',
+  '-t',
+  'development',
+  '--relay-chain',
+  'westend',
+  '--para-id',
+  '1000',
+  '--properties',
+  'tokenSymbol=WND,tokenDecimals=12,ss58Format=42',
+];
+
+/**
+ * The fee multiplier at genesis: Asset Hub Westend's minimum (0.1, as FixedU128's inner value),
+ * where live chains sit. From the default 1.0 it falls a little with every block that is not
+ * full, so a fee estimated at one block is not the fee paid a few blocks later; at the minimum
+ * it stays, as on a live chain, and a wallet's estimate is what its transaction pays.
+ */
+const GENESIS_FEE_MULTIPLIER = '100000000000000000';
+
+/** A name for this runtime made into this spec: the spec and the chain seeded on it are kept under it. */
+function specKey(): string {
+  const { sha256 } = loadRuntime();
+  return createHash('sha256')
+    .update(`${sha256} ${SPEC_FLAGS.join(' ')} ${GENESIS_FEE_MULTIPLIER}`)
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/**
  * The chain spec, made by the node's own chain-spec-builder from the committed wasm: the
  * runtime's `development` preset without `staking.devStakers` (26,000 generated stakers; the
- * chopsticks devnet leaves them out too), WND with 12 decimals on ss58 42, para 1000 of westend.
+ * chopsticks devnet leaves them out too) and with the fee multiplier at its minimum.
  */
 export function realChainSpec(binary: string): string {
-  const { sha256 } = loadRuntime();
-  const path = join(REAL_NODE_CACHE, `spec-${sha256.slice(0, 16)}.json`);
+  const path = join(REAL_NODE_CACHE, `spec-${specKey()}.json`);
   if (existsSync(path)) return path;
   mkdirSync(REAL_NODE_CACHE, { recursive: true });
   const work = mkdtempSync(join(REAL_NODE_CACHE, 'spec-'));
@@ -61,33 +97,18 @@ export function realChainSpec(binary: string): string {
       maxBuffer: 64 * 1024 * 1024,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    // Removed from the text, not parsed and written again: JSON.parse would turn the preset's
-    // 10^18 balances into floats, which the builder refuses.
-    const patch = preset.replace(/"devStakers":\s*\[[^\]]*\],?/, '').replace(/,(\s*})/g, '$1');
-    if (patch.includes('devStakers')) throw new DevnetSetupError('the development preset names devStakers in a shape this script does not know');
+    // Edited as text, not parsed and written again: JSON.parse would turn the preset's 10^18
+    // balances into floats, which the builder refuses.
+    const withoutStakers = preset.replace(/"devStakers":\s*\[[^\]]*\],?/, '').replace(/,(\s*})/g, '$1');
+    if (withoutStakers.includes('devStakers') || !withoutStakers.trimEnd().endsWith('}')) {
+      throw new DevnetSetupError('the development preset is not in a shape this script knows');
+    }
+    const patch = `${withoutStakers.trimEnd().slice(0, -1)},"transactionPayment":{"multiplier":"${GENESIS_FEE_MULTIPLIER}"}}`;
     writeFileSync(join(work, 'patch.json'), patch);
     const specPath = join(work, 'spec.json');
-    execFileSync(
-      binary,
-      [
-        'chain-spec-builder',
-        '-c',
-        specPath,
-        'create',
-        '--relay-chain',
-        'westend',
-        '--para-id',
-        '1000',
-        '--properties',
-        'tokenSymbol=WND,tokenDecimals=12,ss58Format=42',
-        '-s',
-        '-r',
-        RUNTIME_PATH,
-        'patch',
-        join(work, 'patch.json'),
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    execFileSync(binary, ['chain-spec-builder', '-c', specPath, 'create', ...SPEC_FLAGS, '-s', '-r', RUNTIME_PATH, 'patch', join(work, 'patch.json')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     renameSync(specPath, path);
     return path;
   } finally {
@@ -289,8 +310,7 @@ interface SeededChain {
 }
 
 function seededChainDir(): string {
-  const { sha256 } = loadRuntime();
-  return join(REAL_NODE_CACHE, `seeded-${OMNI_NODE_VERSION}-${sha256.slice(0, 12)}-${seedVersion() ?? 'packaged'}`);
+  return join(REAL_NODE_CACHE, `seeded-${OMNI_NODE_VERSION}-${specKey()}-${seedVersion() ?? 'packaged'}`);
 }
 
 /** The seeded chain, made the first time (about four minutes: 210 blocks at one a second). */

@@ -18,7 +18,7 @@ import { startFastcarOn } from '../harness/fastcar';
 import { getJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
 import type { Fastcar } from '../src/server';
-import { startDevnet } from './support/devnet';
+import { ON_REAL_NODE, startDevnet } from './support/devnet';
 import { askBoth } from './support/sidecarCompare';
 
 let devnet: Devnet;
@@ -29,7 +29,8 @@ let api: ApiPromise;
 
 beforeAll(async () => {
   await cryptoWaitReady();
-  ({ devnet, manifest } = await startDevnet());
+  // Beside a real node, blocks 12 s apart: the pool test's transfer stays pending while it is compared.
+  ({ devnet, manifest } = await startDevnet({ realBlockTimeMs: 12_000 }));
   [sidecar, fastcar, api] = await Promise.all([
     startSidecar(devnet.wsUrl, '/runtime/spec', {}, 20),
     startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0' }),
@@ -304,7 +305,9 @@ describe('/node/transaction-pool', () => {
     const bob = new Keyring({ type: 'sr25519', ss58Format: 42 }).addFromUri('//Bob');
     const nonce = (await api.rpc.system.accountNextIndex(alice.address)).toNumber();
     const transfer = await api.tx.balances.transferKeepAlive(bob.address, 10n ** 12n).signAsync(alice, { nonce, tip: 1234 });
-    // The devnet builds blocks only when told: the transfer stays in the pool.
+    // The devnet builds blocks only when told: the transfer stays in the pool. A real node builds
+    // one every 12 s here: sent just after one was built, the transfer stays for the comparisons.
+    if (ON_REAL_NODE) await devnet.chain.newBlock();
     await api.rpc.author.submitExtrinsic(transfer);
     const plain = (await compare('/node/transaction-pool')) as { pool: { hash: string; encodedExtrinsic: string }[] };
     expect(plain.pool.map((entry) => entry.hash)).toContain(transfer.hash.toHex());

@@ -18,7 +18,7 @@ import { getJson } from '../harness/http';
 import { startSidecar, type Peer } from '../harness/processes';
 import type { Fastcar } from '../src/server';
 import { startRelayDevnet, type RelayDevnet } from '../devnet/relayChain';
-import { startDevnet } from './support/devnet';
+import { ON_REAL_NODE, startDevnet } from './support/devnet';
 import { devnetSigner, type Signer } from './support/signer';
 
 const UNIT = 10n ** 12n;
@@ -232,6 +232,12 @@ function readsOf(base: string): Record<string, () => Promise<unknown>> {
   };
 }
 
+/** Two outcomes alike as JSON (big numbers by their digits). */
+const sameOutcome = (a: Outcome, b: Outcome) => {
+  const text = (outcome: Outcome) => JSON.stringify(outcome, (_, value) => (typeof value === 'bigint' ? value.toString() : value));
+  return text(a) === text(b);
+};
+
 const failed = (outcomes: Record<string, Outcome>) =>
   Object.entries(outcomes)
     .filter(([, result]) => !result.ok)
@@ -242,11 +248,15 @@ describe('Ledger Live Polkadot (@ledgerhq/coin-polkadot), unchanged', () => {
   const reads: Record<'sidecar' | 'fastcar', Record<string, Outcome>> = { sidecar: {}, fastcar: {} };
 
   it('answers its 20 reads on fastcar as on sidecar 20', async () => {
-    for (const [server, base] of [
-      ['sidecar', sidecar.url],
-      ['fastcar', fastcar.url],
-    ] as const) {
-      for (const [name, run] of Object.entries(readsOf(base))) reads[server][name] = await outcome(run);
+    const theirs = readsOf(sidecar.url);
+    const ours = readsOf(fastcar.url);
+    for (const name of Object.keys(ours)) {
+      // Each read on both at once; beside a real node the head may move between the two, and a
+      // pair that differs is read again (twice at most): a difference that stays is one.
+      for (let tries = ON_REAL_NODE ? 3 : 1; ; tries--) {
+        [reads.sidecar[name], reads.fastcar[name]] = await Promise.all([outcome(theirs[name]), outcome(ours[name])]);
+        if (tries <= 1 || sameOutcome(reads.sidecar[name], reads.fastcar[name])) break;
+      }
     }
     expect(Object.keys(reads.fastcar)).toHaveLength(20);
     expect(failed(reads.sidecar)).toEqual([]);

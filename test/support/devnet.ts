@@ -17,9 +17,10 @@ export const ON_REAL_NODE = process.env.FASTCAR_TEST_NODE === 'real';
  */
 export const TEST_BLOCK_TIME_MS = 2000;
 
-export async function startDevnet(): Promise<{ devnet: Devnet; manifest: SeedManifest }> {
+/** `realBlockTimeMs`: beside the real node, its block time for this suite (a pool that must keep a transaction a while). */
+export async function startDevnet(options: { realBlockTimeMs?: number } = {}): Promise<{ devnet: Devnet; manifest: SeedManifest }> {
   if (!ON_REAL_NODE) return serveStoredChain(0);
-  const served = await serveRealChain({ blockTimeMs: TEST_BLOCK_TIME_MS });
+  const served = await serveRealChain({ blockTimeMs: options.realBlockTimeMs ?? TEST_BLOCK_TIME_MS });
   const { node } = served;
   const finalized = await nodeCall<string>(node.httpUrl, 'chain_getFinalizedHead');
   const { number } = await nodeCall<{ number: string }>(node.httpUrl, 'chain_getHeader', [finalized]);
