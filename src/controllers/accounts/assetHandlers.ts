@@ -10,7 +10,7 @@ import type { RouteRequest } from '../../http/routes';
 import { parseAccount } from '../../services/accounts/addresses';
 import type { AssetIdInput } from '../../services/accounts/assetBalances';
 import type { AssetPallet } from '../../services/accounts/assetStorage';
-import type { AtBlock, AnswerAt } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import { isUInt, parseAt, type Flags } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';

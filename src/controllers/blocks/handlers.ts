@@ -5,7 +5,7 @@
 // wrapper picks between them.
 
 import type { BlockAnswer } from '../../services/blocks/blockAnswer';
-import type { BlockId } from '../../services/blockIds';
+import type { BlockId } from '../../services/shared/at/blockIds';
 import { canonicalBlockPath, sentBytes, sentExtrinsic, sentJson, variantKey, variantOf, type AnswerVariant } from '../../services/blocks/answerVariant';
 import type { ChainServices } from '../../services/chain';
 import type { Hex } from '../../rpc/nodeClient';

@@ -1,6 +1,6 @@
 // HTTP for the `/coretime` routes.
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import type { AtBlock, AnswerAt } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { CoretimeReads } from '../../services/coretime/coretimeReads';
 import { replyAt } from '../answers';

@@ -2,7 +2,7 @@
 // among them), then `at`, all checked before the node is asked.
 import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import type { AtBlock, AnswerAt } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import { isUInt, readFlags, type ParamOptions } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';

@@ -6,7 +6,7 @@ import { blake2AsHex } from '@polkadot/util-crypto';
 import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import type { Hex } from '../../rpc/nodeClient';
-import type { AtBlock, AnswerAt } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { PalletField } from '../../services/pallets/palletLookup';
 import { replyAt } from '../answers';

@@ -1,7 +1,7 @@
 // HTTP for the relay chain's `/paras` routes.
 import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import type { AtBlock, AnswerAt } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { ParasReads } from '../../services/paras/parasReads';
 import { replyAt } from '../answers';

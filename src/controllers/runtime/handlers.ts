@@ -2,7 +2,7 @@
 import type { Reply } from '../../http/reply';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import type { ChainServices } from '../../services/chain';
-import type { AnswerAt } from '../../services/blockAt';
+import type { AnswerAt } from '../../services/shared/at/blockAt';
 import { replyAt } from '../answers';
 import { metadataVersionOf } from '../metadataParams';
 import { sharedEncoder } from '../sharedForms';

@@ -5,7 +5,7 @@ import type { ChainServices } from '../../services/chain';
 import { replyAt } from '../answers';
 import { metadataFormOf, metadataVersionOf } from '../metadataParams';
 import { isUInt, parseAt, readFlags, type ParamOptions } from '../params';
-import type { AtBlock } from '../../services/blockAt';
+import type { AtBlock } from '../../services/shared/at/blockAt';
 import { txHexOf } from '../../services/transaction/submittedTx';
 import { metadataBlobBodyOf } from './metadataBlobBody';
 import { TRANSACTION_FAMILY, type TransactionRouteName } from './routes';

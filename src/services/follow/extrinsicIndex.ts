@@ -12,7 +12,7 @@ import type { RedisStore } from '../../cache/redisStore';
 import { bytesOfHex } from '../../decode/hex';
 import type { Logger } from '../../logger';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
-import type { BlockIds } from '../blockIds';
+import type { BlockIds } from '../shared/at/blockIds';
 import type { FinalizedFeed } from './finalizedFeed';
 import { pauseAfterFailures } from './retryPause';
 
