@@ -19,9 +19,6 @@ import { parseIndex, parseParaId, parseRange } from './params';
 import { BLOCKS_FAMILY, type BlockRouteName as RouteName } from './routes';
 import { combinedCache, parseRcBlockFormat, relayAnswer, relayLinkOf, withRelayFields, type Piece, type RelayOption } from '../relayAnswer';
 
-/** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 2;
-
 type RelayId = BlockId | 'best' | 'finalized';
 
 export interface BlockHandlerOptions extends ParamOptions {
@@ -162,7 +159,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
       return {
         body,
         cache: cacheOf(answer),
-        etag: `"${answer.hash}-${variantKey(variant)}-${FORMAT_VERSION}"`,
+        etag: `"${answer.hash}-${variantKey(variant)}-${BLOCKS_FAMILY.formatVersion}"`,
         // Kept warm under its one canonical spelling, whichever spelling asked for it.
         hotKey: canonicalBlockPath(mount, id, variant),
       };
