@@ -17,7 +17,7 @@ import { startSidecar, type Peer } from '../harness/processes';
 import { RELAY_BLOCK, startRelayBeside, type RelayBeside } from '../harness/relayChain';
 import type { Fastcar } from '../src/server';
 import { NodeClient } from '../src/rpc/nodeClient';
-import { listKeys } from '../src/services/storageBatch';
+import { listKeys } from '../src/services/shared/storage/storageBatch';
 import { startDevnet } from './support/devnet';
 import { askBoth } from './support/sidecarCompare';
 import { startRefusingNode, type RefusingNode } from './support/refusingNode';

@@ -10,7 +10,7 @@ import { startDevnet } from './support/devnet';
 import { getJson } from '../harness/http';
 import { startRedis, type Peer } from '../harness/processes';
 import { startFastcarOn } from '../harness/fastcar';
-import { HASH_WINDOW } from '../src/services/hashWindows';
+import { HASH_WINDOW } from '../src/services/shared/at/hashWindows';
 
 let devnet: Devnet;
 let manifest: SeedManifest;

@@ -1,6 +1,6 @@
 // Answers every family makes the same way.
 import type { Reply } from '../http/reply';
-import type { AnswerAt } from '../services/blockAt';
+import type { AnswerAt } from '../services/shared/at/blockAt';
 
 /**
  * A read at a block, as a reply: kept by clients (an ETag, immutable) when that block can

@@ -3,7 +3,7 @@
 import { badRequest } from '../errors';
 import type { QueryParameter, RouteRequest, RouteSpec, Schema } from '../http/routes';
 import { closed, decimal, hash } from '../http/schemas';
-import type { BlockId } from '../services/blockIds';
+import type { BlockId } from '../services/shared/at/blockIds';
 
 export type Flags = Record<string, boolean | undefined>;
 

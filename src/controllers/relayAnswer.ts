@@ -6,7 +6,7 @@ import { badRequest } from '../errors';
 import type { CacheFact, Reply } from '../http/reply';
 import type { QueryParameter, RouteRequest } from '../http/routes';
 import type { Hex } from '../rpc/nodeClient';
-import type { AtBlock, AnswerAt } from '../services/blockAt';
+import type { AtBlock, AnswerAt } from '../services/shared/at/blockAt';
 import type { Included, RelayBlockRef, RelayLink } from '../services/relayLink';
 import { replyAt } from './answers';
 import { parseAt } from './params';

@@ -79,6 +79,11 @@ export interface RouteSpec<Q extends string = string> {
 /** A family of routes: everything the server and the OpenAPI document need to know of it. */
 export interface RouteFamily<Name extends string = string, Q extends string = string> {
   tag: string;
+  /**
+   * The version of the JSON its routes make, in their answers' ETags and cache tags: bumped
+   * whenever the JSON for the same block changes, so old ETags stop matching.
+   */
+  formatVersion: number;
   routes: Record<Name, RouteSpec<Q>>;
   parameters: Record<Q, QueryParameter>;
   pathParameters: Record<string, PathParameter>;

@@ -12,7 +12,7 @@ import type { TieredCache } from '../cache/tieredCache';
 import { toSidecarJson } from '../decode/codecJson';
 import { NotAtThisBlockError } from '../errors';
 import type { Hex, NodeClient } from '../rpc/nodeClient';
-import type { ReadAt } from './blockAt';
+import type { ReadAt } from './shared/at/blockAt';
 
 export type MetadataForm = 'json' | 'scale';
 

@@ -3,7 +3,7 @@
 // block it came with (sidecar's `useRcBlock=true`).
 import type { Hex } from '../rpc/nodeClient';
 import { wave, type RequestStats } from '../rpc/requestStats';
-import type { BlockId } from './blockIds';
+import type { BlockId } from './shared/at/blockIds';
 import type { ChainServices } from './chain';
 
 export interface RelayBlockRef {

@@ -17,6 +17,7 @@ import { NodeUnavailableError } from '../../src/rpc/nodeErrors';
 const spec = (path: string) => ({ path, summary: path, query: [], response: 'Thing', errors: { 400: 'bad' } });
 const FAMILY: RouteFamily = {
   tag: 'things',
+  formatVersion: 1,
   routes: { list: spec('/things'), fixed: spec('/things/special'), one: spec('/things/:thingId') },
   parameters: {},
   pathParameters: {},

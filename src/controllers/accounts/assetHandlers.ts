@@ -10,14 +10,12 @@ import type { RouteRequest } from '../../http/routes';
 import { parseAccount } from '../../services/accounts/addresses';
 import type { AssetIdInput } from '../../services/accounts/assetBalances';
 import type { AssetPallet } from '../../services/accounts/assetStorage';
-import type { AtBlock, AnswerAt } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import { isUInt, parseAt, type Flags } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { MAX_NAMED_ASSETS } from './assetRoutes';
-
-/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
+import { ACCOUNTS_FAMILY } from './routes';
 
 /** The account in the path, or sidecar's 400. */
 function accountOf(req: RouteRequest): Uint8Array {
@@ -61,7 +59,7 @@ function locations(req: RouteRequest): JsonValue[] {
 }
 
 /** The tag names everything the same block's answer differs by. */
-const tagOf = (route: string, parts: unknown[]) => `${route}-${blake2AsHex(JSON.stringify(parts), 64).slice(2)}-${FORMAT_VERSION}`;
+const tagOf = (route: string, parts: unknown[]) => `${route}-${blake2AsHex(JSON.stringify(parts), 64).slice(2)}-${ACCOUNTS_FAMILY.formatVersion}`;
 
 type ReadParams = (req: RouteRequest, route: AssetRouteName) => { flags: Flags; ignoredParams?: string };
 

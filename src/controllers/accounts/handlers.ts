@@ -22,9 +22,6 @@ import { assetHandlers } from './assetHandlers';
 import { parseRcBlockFormat, relayAnswer, relayLinkOf, type Piece, type RelayOption } from '../relayAnswer';
 import { ACCOUNTS_FAMILY, type AccountsRouteName } from './routes';
 
-/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
-
 const NO_RELAY_BLOCK = 'useRcBlock is not served on this route';
 
 const accountIdOf = (req: RouteRequest) => (typeof req.params.accountId === 'string' ? req.params.accountId : '');
@@ -55,7 +52,7 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
       const answer = await services.accounts.balanceInfo(at, query);
       // The same block's answer differs by account, token and denomination: all in the tag.
       const asked = blake2AsHex(`${u8aToHex(parsed.account)}/${token ?? ''}/${denominated}`, 64).slice(2);
-      return replyAt(answer, `balance-${asked}-${FORMAT_VERSION}`, ignoredParams);
+      return replyAt(answer, `balance-${asked}-${ACCOUNTS_FAMILY.formatVersion}`, ignoredParams);
     },
     async vestingInfo(req) {
       const parsed = parseAccount(accountIdOf(req));
@@ -79,7 +76,7 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
           : { missing: `includeClaimable at this block needs the relay chain's block numbers: set ${RELAY_SETTING}` };
       const answer = await services.vesting.vestingInfo(at, query, relayHeight);
       const asked = blake2AsHex(`${u8aToHex(parsed.account)}/${query.includeClaimable}`, 64).slice(2);
-      return replyAt(answer, `vesting-${asked}-${FORMAT_VERSION}`, ignoredParams);
+      return replyAt(answer, `vesting-${asked}-${ACCOUNTS_FAMILY.formatVersion}`, ignoredParams);
     },
     async proxyInfo(req) {
       const parsed = parseAccount(accountIdOf(req));
@@ -97,7 +94,7 @@ export function accountsHandlers(chain: ChainServices, options: ParamOptions, re
       }
       const answer = await services.proxies.proxyInfo(at, query);
       const asked = blake2AsHex(u8aToHex(parsed.account), 64).slice(2);
-      return replyAt(answer, `proxies-${asked}-${FORMAT_VERSION}`, ignoredParams);
+      return replyAt(answer, `proxies-${asked}-${ACCOUNTS_FAMILY.formatVersion}`, ignoredParams);
     },
     async validate(req) {
       const { ignoredParams } = readParams(req, 'validate');

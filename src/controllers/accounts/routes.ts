@@ -179,6 +179,7 @@ const PROXY_FIELDS = {
 
 export const ACCOUNTS_FAMILY: RouteFamily<AccountsRouteName, AccountsQueryName> = {
   tag: 'accounts',
+  formatVersion: 1,
   routes: ACCOUNTS_ROUTES,
   parameters: ACCOUNTS_PARAMETERS,
   pathParameters: {

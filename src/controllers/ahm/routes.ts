@@ -19,6 +19,7 @@ const side = closed({ startBlock: { type: ['string', 'null'], pattern: '^[0-9]+$
 
 export const AHM_FAMILY: RouteFamily<keyof typeof AHM_ROUTES, never> = {
   tag: 'ahm',
+  formatVersion: 1,
   routes: AHM_ROUTES,
   parameters: {},
   pathParameters: {},

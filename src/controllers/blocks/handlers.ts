@@ -5,7 +5,7 @@
 // wrapper picks between them.
 
 import type { BlockAnswer } from '../../services/blocks/blockAnswer';
-import type { BlockId } from '../../services/blockIds';
+import type { BlockId } from '../../services/shared/at/blockIds';
 import { canonicalBlockPath, sentBytes, sentExtrinsic, sentJson, variantKey, variantOf, type AnswerVariant } from '../../services/blocks/answerVariant';
 import type { ChainServices } from '../../services/chain';
 import type { Hex } from '../../rpc/nodeClient';
@@ -18,9 +18,6 @@ import { parseBlockId } from '../params';
 import { parseIndex, parseParaId, parseRange } from './params';
 import { BLOCKS_FAMILY, type BlockRouteName as RouteName } from './routes';
 import { combinedCache, parseRcBlockFormat, relayAnswer, relayLinkOf, withRelayFields, type Piece, type RelayOption } from '../relayAnswer';
-
-/** Bumped whenever the JSON we produce for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 2;
 
 type RelayId = BlockId | 'best' | 'finalized';
 
@@ -162,7 +159,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
       return {
         body,
         cache: cacheOf(answer),
-        etag: `"${answer.hash}-${variantKey(variant)}-${FORMAT_VERSION}"`,
+        etag: `"${answer.hash}-${variantKey(variant)}-${BLOCKS_FAMILY.formatVersion}"`,
         // Kept warm under its one canonical spelling, whichever spelling asked for it.
         hotKey: canonicalBlockPath(mount, id, variant),
       };

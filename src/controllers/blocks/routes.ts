@@ -109,6 +109,7 @@ export type BlockRouteName = keyof typeof BLOCK_ROUTES;
 
 export const BLOCKS_FAMILY: RouteFamily<BlockRouteName, QueryName> = {
   tag: 'blocks',
+  formatVersion: 2,
   routes: BLOCK_ROUTES,
   parameters: QUERY_PARAMETERS,
   pathParameters: {

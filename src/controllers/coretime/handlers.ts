@@ -1,14 +1,11 @@
 // HTTP for the `/coretime` routes.
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import type { AtBlock, AnswerAt } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { CoretimeReads } from '../../services/coretime/coretimeReads';
 import { replyAt } from '../answers';
 import { parseAt, readFlags, type ParamOptions } from '../params';
 import { CORETIME_FAMILY, type CORETIME_ROUTES } from './routes';
-
-/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 2;
 
 type RouteName = keyof typeof CORETIME_ROUTES;
 
@@ -22,7 +19,7 @@ export function coretimeHandlers(chain: ChainServices, options: ParamOptions): F
       'useRcBlock is not served on the /coretime routes',
     );
     const answer = await read(chain.forRequest(req.stats).coretime, parseAt(req.query.at));
-    return replyAt(answer, `coretime-${route}-${FORMAT_VERSION}`, ignoredParams);
+    return replyAt(answer, `coretime-${route}-${CORETIME_FAMILY.formatVersion}`, ignoredParams);
   };
   const brokerRoute = (route: 'leases' | 'regions' | 'renewals' | 'reservations') => answered(route, (coretime, at) => coretime.brokerRoute(at, route));
   return {

@@ -52,6 +52,7 @@ const region = closed({ core: number, begin: number, end: number, owner: { type:
 
 export const CORETIME_FAMILY: RouteFamily<keyof typeof CORETIME_ROUTES, 'at'> = {
   tag: 'coretime',
+  formatVersion: 2,
   routes: CORETIME_ROUTES,
   parameters: { at: AT_PARAMETER },
   pathParameters: {},

@@ -79,6 +79,7 @@ export type FollowRouteName = keyof typeof FOLLOW_ROUTES;
 
 export const FOLLOW_FAMILY: RouteFamily<FollowRouteName, FollowQueryName> = {
   tag: 'blocks',
+  formatVersion: 1,
   routes: FOLLOW_ROUTES,
   parameters: FOLLOW_PARAMETERS,
   pathParameters: { extrinsicHash: { description: 'The extrinsic hash (0x and 64 hex digits)', schema: hash } },

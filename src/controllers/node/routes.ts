@@ -38,6 +38,7 @@ const text = { type: 'string' };
 
 export const NODE_FAMILY: RouteFamily<NodeRouteName, NodeQueryName> = {
   tag: 'node',
+  formatVersion: 1,
   routes: NODE_ROUTES,
   parameters: {
     includeFee: { type: 'boolean', default: false, description: "Add each extrinsic's tip, pool priority and fee estimate (`partialFee`)" },

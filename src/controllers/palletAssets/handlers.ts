@@ -2,14 +2,11 @@
 // among them), then `at`, all checked before the node is asked.
 import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import type { AtBlock, AnswerAt } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import { isUInt, readFlags, type ParamOptions } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { PALLET_ASSETS_FAMILY, type PalletAssetsRouteName } from './routes';
-
-/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
 
 /** The path's asset id as sidecar reads it: a whole number, or its 400. */
 function assetIdOf(req: RouteRequest): number {
@@ -24,7 +21,7 @@ export function palletAssetsHandlers(chain: ChainServices, options: ParamOptions
   const answer = (req: RouteRequest, route: PalletAssetsRouteName, tag: string, read: (at: AtBlock) => Promise<AnswerAt>) => {
     const { flags, ignoredParams } = readFlags(req, PALLET_ASSETS_FAMILY.routes[route], PALLET_ASSETS_FAMILY.parameters, options, '');
     const choice = relayChoiceOf(req, flags.useRcBlock === true, relay);
-    return answerAtOrIncluded(req, choice, `${tag}-${FORMAT_VERSION}`, ignoredParams, read);
+    return answerAtOrIncluded(req, choice, `${tag}-${PALLET_ASSETS_FAMILY.formatVersion}`, ignoredParams, read);
   };
   const service = (req: RouteRequest) => chain.forRequest(req.stats).palletAssets;
   return {

@@ -66,6 +66,7 @@ const metadata = { ...anyJson, description: 'The AssetMetadata: deposit, name an
 
 export const PALLET_ASSETS_FAMILY: RouteFamily<PalletAssetsRouteName, PalletAssetsQueryName> = {
   tag: 'pallets',
+  formatVersion: 1,
   routes: PALLET_ASSETS_ROUTES,
   parameters: {
     at: AT_PARAMETER,

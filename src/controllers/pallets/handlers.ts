@@ -6,16 +6,13 @@ import { blake2AsHex } from '@polkadot/util-crypto';
 import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import type { Hex } from '../../rpc/nodeClient';
-import type { AtBlock, AnswerAt } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { PalletField } from '../../services/pallets/palletLookup';
 import { replyAt } from '../answers';
 import { parseAt, readFlags, type ParamOptions } from '../params';
 import { parseRcBlockFormat, relayAnswer, relayLinkOf, type RelayOption } from '../relayAnswer';
 import { MAX_STORAGE_KEYS, PALLETS_FAMILY, type PalletsRouteName } from './routes';
-
-/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
 
 const NO_RELAY_BLOCK = 'useRcBlock is not served on this route';
 
@@ -29,7 +26,7 @@ function keysOf(req: RouteRequest): string[] {
 }
 
 /** The tag names everything the same block's answer differs by. */
-const tagOf = (route: string, parts: unknown[]) => `pallets-${route}-${blake2AsHex(JSON.stringify(parts), 64).slice(2)}-${FORMAT_VERSION}`;
+const tagOf = (route: string, parts: unknown[]) => `pallets-${route}-${blake2AsHex(JSON.stringify(parts), 64).slice(2)}-${PALLETS_FAMILY.formatVersion}`;
 
 const LISTS: Partial<Record<PalletsRouteName, PalletField>> = {
   storage: 'storage',

@@ -118,6 +118,7 @@ const dispatchableItem = item('dispatchableItem', 'With metadata=true: `{name, f
 
 export const PALLETS_FAMILY: RouteFamily<PalletsRouteName, PalletsQueryName> = {
   tag: 'pallets',
+  formatVersion: 1,
   routes: PALLETS_ROUTES,
   parameters: PALLETS_PARAMETERS,
   pathParameters: {

@@ -1,15 +1,13 @@
 // HTTP for the relay chain's `/paras` routes.
 import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import type { AtBlock, AnswerAt } from '../../services/blockAt';
+import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { ParasReads } from '../../services/paras/parasReads';
 import { replyAt } from '../answers';
 import { isUInt, parseAt, readFlags, type ParamOptions } from '../params';
 import { PARAS_FAMILY, type PARAS_ROUTES } from './routes';
 
-/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
 const MAX_PARA_ID = 0xffff_ffff;
 
 /** A para id as sidecar reads it (any whole number JavaScript's Number reads), bounded by the runtime's u32. */
@@ -30,7 +28,7 @@ export function parasHandlers(chain: ChainServices, options: ParamOptions): Fami
       const { ignoredParams } = readFlags(req, PARAS_FAMILY.routes[route], PARAS_FAMILY.parameters, options, 'useRcBlock is not served on the /paras routes');
       const at = parseAt(req.query.at);
       const answer = await read(chain.forRequest(req.stats).paras, at, req);
-      return replyAt(answer, `paras-${route}-${tag(req)}-${FORMAT_VERSION}`, ignoredParams);
+      return replyAt(answer, `paras-${route}-${tag(req)}-${PARAS_FAMILY.formatVersion}`, ignoredParams);
     };
   };
   const plain = () => '';

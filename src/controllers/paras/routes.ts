@@ -87,6 +87,7 @@ const orNullDecimal = { type: ['string', 'null'], pattern: '^[0-9]+$' };
 
 export const PARAS_FAMILY: RouteFamily<keyof typeof PARAS_ROUTES, ParasQueryName> = {
   tag: 'paras',
+  formatVersion: 1,
   routes: PARAS_ROUTES,
   parameters: {
     at: AT_PARAMETER,

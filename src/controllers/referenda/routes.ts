@@ -21,6 +21,7 @@ export const REFERENDA_ROUTES = {
 
 export const REFERENDA_FAMILY: RouteFamily<keyof typeof REFERENDA_ROUTES, ReferendaQueryName> = {
   tag: 'governance',
+  formatVersion: 1,
   routes: REFERENDA_ROUTES,
   parameters: {
     at: AT_PARAMETER,

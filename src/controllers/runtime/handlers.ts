@@ -2,15 +2,12 @@
 import type { Reply } from '../../http/reply';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import type { ChainServices } from '../../services/chain';
-import type { AnswerAt } from '../../services/blockAt';
+import type { AnswerAt } from '../../services/shared/at/blockAt';
 import { replyAt } from '../answers';
 import { metadataVersionOf } from '../metadataParams';
 import { sharedEncoder } from '../sharedForms';
 import { parseAt, readFlags, type ParamOptions } from '../params';
 import { RUNTIME_FAMILY, type RuntimeRouteName } from './routes';
-
-/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
 
 const NO_RELAY_BLOCK = 'useRcBlock is not served on this route';
 
@@ -26,29 +23,29 @@ export function runtimeHandlers(chain: ChainServices, options: ParamOptions): Fa
     async spec(req) {
       const { ignoredParams } = readParams(req, 'spec');
       const answer = await chain.forRequest(req.stats).runtime.spec(parseAt(req.query.at));
-      return replyAt(answer, `spec-${FORMAT_VERSION}`, ignoredParams);
+      return replyAt(answer, `spec-${RUNTIME_FAMILY.formatVersion}`, ignoredParams);
     },
     async metadata(req) {
       const { ignoredParams } = readParams(req, 'metadata');
       const answer = await chain.forRequest(req.stats).runtime.metadata(parseAt(req.query.at), 'rpc');
-      return withSharedForms(replyAt(answer, `metadata-${FORMAT_VERSION}`, ignoredParams), answer);
+      return withSharedForms(replyAt(answer, `metadata-${RUNTIME_FAMILY.formatVersion}`, ignoredParams), answer);
     },
     async metadataVersions(req) {
       const { ignoredParams } = readParams(req, 'metadataVersions');
       const answer = await chain.forRequest(req.stats).runtime.metadataVersions(parseAt(req.query.at));
-      return replyAt(answer, `metadata-versions-${FORMAT_VERSION}`, ignoredParams);
+      return replyAt(answer, `metadata-versions-${RUNTIME_FAMILY.formatVersion}`, ignoredParams);
     },
     async metadataAtVersion(req) {
       const { ignoredParams } = readParams(req, 'metadataAtVersion');
       const at = parseAt(req.query.at);
       const version = metadataVersionOf(req.params.metadataVersion);
       const answer = await chain.forRequest(req.stats).runtime.metadata(at, version);
-      return withSharedForms(replyAt(answer, `metadata-v${version}-${FORMAT_VERSION}`, ignoredParams), answer);
+      return withSharedForms(replyAt(answer, `metadata-v${version}-${RUNTIME_FAMILY.formatVersion}`, ignoredParams), answer);
     },
     async code(req) {
       const { ignoredParams } = readParams(req, 'code');
       const answer = await chain.forRequest(req.stats).runtime.code(parseAt(req.query.at));
-      return replyAt(answer, `code-${FORMAT_VERSION}`, ignoredParams);
+      return replyAt(answer, `code-${RUNTIME_FAMILY.formatVersion}`, ignoredParams);
     },
   };
 }

@@ -56,6 +56,7 @@ export type RuntimeRouteName = keyof typeof RUNTIME_ROUTES;
 
 export const RUNTIME_FAMILY: RouteFamily<RuntimeRouteName, RuntimeQueryName> = {
   tag: 'runtime',
+  formatVersion: 1,
   routes: RUNTIME_ROUTES,
   parameters: RUNTIME_PARAMETERS,
   pathParameters: { metadataVersion: { description: 'A metadata version as `vN` (`v14`, `v15`, `v16`)', schema: { type: 'string', pattern: '^[vV][0-9]+$' } } },

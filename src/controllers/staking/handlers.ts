@@ -8,9 +8,6 @@ import { isUInt, readFlags, type ParamOptions } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { STAKING_FAMILY, type StakingRouteName } from './routes';
 
-/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
-
 const NO_RELAY = `Staking progress on an Asset Hub needs its relay chain's session and BABE facts: set ${RELAY_SETTING}`;
 
 /** `relay`: the relay chain (an Asset Hub's progress reads it), or why there is none. */
@@ -25,12 +22,14 @@ export function stakingHandlers(chain: ChainServices, options: ParamOptions, rel
       const link = relay instanceof RelayLink ? relay.forRequest(req.stats) : undefined;
       const relayReads = link ? () => link.relayServices().staking : undefined;
       const services = chain.forRequest(req.stats);
-      return answerAtOrIncluded(req, choice, `staking-progress-${FORMAT_VERSION}`, ignoredParams, (at) => services.staking.progress(at, relayReads, NO_RELAY));
+      return answerAtOrIncluded(req, choice, `staking-progress-${STAKING_FAMILY.formatVersion}`, ignoredParams, (at) =>
+        services.staking.progress(at, relayReads, NO_RELAY),
+      );
     },
     async poolsInfo(req) {
       const { ignoredParams, choice } = checked(req, 'poolsInfo');
       const services = chain.forRequest(req.stats);
-      return answerAtOrIncluded(req, choice, `pools-info-${FORMAT_VERSION}`, ignoredParams, (at) => services.staking.poolsInfo(at));
+      return answerAtOrIncluded(req, choice, `pools-info-${STAKING_FAMILY.formatVersion}`, ignoredParams, (at) => services.staking.poolsInfo(at));
     },
     async pool(req) {
       const text = typeof req.params.poolId === 'string' ? req.params.poolId : '';
@@ -39,13 +38,13 @@ export function stakingHandlers(chain: ChainServices, options: ParamOptions, rel
       const { flags, ignoredParams, choice } = checked(req, 'pool');
       const withMetadata = flags.metadata === true;
       const services = chain.forRequest(req.stats);
-      const tag = `pool-${poolId}-${withMetadata}-${FORMAT_VERSION}`;
+      const tag = `pool-${poolId}-${withMetadata}-${STAKING_FAMILY.formatVersion}`;
       return answerAtOrIncluded(req, choice, tag, ignoredParams, (at) => services.staking.pool(at, poolId, withMetadata));
     },
     async validators(req) {
       const { ignoredParams, choice } = checked(req, 'validators');
       const services = chain.forRequest(req.stats);
-      return answerAtOrIncluded(req, choice, `staking-validators-${FORMAT_VERSION}`, ignoredParams, (at) => services.staking.validators(at));
+      return answerAtOrIncluded(req, choice, `staking-validators-${STAKING_FAMILY.formatVersion}`, ignoredParams, (at) => services.staking.validators(at));
     },
   };
 }

@@ -82,6 +82,7 @@ const PROGRESS_FIELDS = {
 
 export const STAKING_FAMILY: RouteFamily<StakingRouteName, StakingQueryName> = {
   tag: 'staking',
+  formatVersion: 1,
   routes: STAKING_ROUTES,
   parameters: {
     at: AT_PARAMETER,

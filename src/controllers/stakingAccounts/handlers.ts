@@ -11,9 +11,6 @@ import { readFlags, type ParamOptions } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { STAKING_ACCOUNTS_FAMILY, type StakingAccountsRouteName } from './routes';
 
-/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
-
 const NO_RELAY_BLOCK = 'useRcBlock is not served on this route';
 
 /** A whole number query parameter as sidecar reads it (absent or empty: the default), with its messages. */
@@ -46,7 +43,7 @@ export function stakingAccountsHandlers(chain: ChainServices, options: ParamOpti
       // Sidecar leaves the claims out only for the exact text `false`.
       const withClaims = req.query.includeClaimedRewards !== 'false';
       const services = chain.forRequest(req.stats);
-      const tag = `staking-info-${u8aToHex(stash).slice(2)}-${withClaims}-${FORMAT_VERSION}`;
+      const tag = `staking-info-${u8aToHex(stash).slice(2)}-${withClaims}-${STAKING_ACCOUNTS_FAMILY.formatVersion}`;
       return answerAtOrIncluded(req, choice, tag, ignoredParams, (at) => services.stakingInfo.info(at, stash, address, withClaims));
     },
     async stakingPayouts(req) {
@@ -59,7 +56,7 @@ export function stakingAccountsHandlers(chain: ChainServices, options: ParamOpti
       const unclaimedOnly = req.query.unclaimedOnly !== 'false';
       const services = chain.forRequest(req.stats);
       const signal = req.clientGone();
-      const tag = `staking-payouts-${u8aToHex(stash).slice(2)}-${depth}-${era ?? 'last'}-${unclaimedOnly}-${FORMAT_VERSION}`;
+      const tag = `staking-payouts-${u8aToHex(stash).slice(2)}-${depth}-${era ?? 'last'}-${unclaimedOnly}-${STAKING_ACCOUNTS_FAMILY.formatVersion}`;
       return answerAtOrIncluded(req, choice, tag, ignoredParams, (at) =>
         services.stakingPayouts.payouts(at, { account: stash, depth, era, unclaimedOnly, signal }),
       );

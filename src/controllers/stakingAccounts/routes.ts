@@ -69,6 +69,7 @@ const eraPayouts = {
 
 export const STAKING_ACCOUNTS_FAMILY: RouteFamily<StakingAccountsRouteName, StakingAccountsQueryName> = {
   tag: 'accounts',
+  formatVersion: 1,
   routes: STAKING_ACCOUNTS_ROUTES,
   parameters: {
     at: AT_PARAMETER,

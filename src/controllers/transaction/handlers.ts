@@ -5,13 +5,10 @@ import type { ChainServices } from '../../services/chain';
 import { replyAt } from '../answers';
 import { metadataFormOf, metadataVersionOf } from '../metadataParams';
 import { isUInt, parseAt, readFlags, type ParamOptions } from '../params';
-import type { AtBlock } from '../../services/blockAt';
+import type { AtBlock } from '../../services/shared/at/blockAt';
 import { txHexOf } from '../../services/transaction/submittedTx';
 import { metadataBlobBodyOf } from './metadataBlobBody';
 import { TRANSACTION_FAMILY, type TransactionRouteName } from './routes';
-
-/** Bumped whenever the JSON these routes make for the same block changes, so old ETags stop matching. */
-const FORMAT_VERSION = 1;
 
 /** A dry run's body: the call, its sender, where (`at`, a string or ignored, as sidecar reads it) and the XCM version asked. */
 function dryRunBodyOf(body: unknown): { tx: `0x${string}`; sender: string; at: AtBlock; xcmVersion?: number } {
@@ -40,7 +37,7 @@ export function transactionHandlers(chain: ChainServices, options: ParamOptions)
       const at = parseAt(req.query.at);
       const form = metadataFormOf(req.query.metadata);
       const answer = await chain.forRequest(req.stats).material.material(at, form);
-      return replyAt(answer, `material-${form ?? 'none'}-${FORMAT_VERSION}`, ignoredParams);
+      return replyAt(answer, `material-${form ?? 'none'}-${TRANSACTION_FAMILY.formatVersion}`, ignoredParams);
     },
     async materialAtVersion(req) {
       const { ignoredParams } = readParams(req, 'materialAtVersion');
@@ -48,7 +45,7 @@ export function transactionHandlers(chain: ChainServices, options: ParamOptions)
       const version = metadataVersionOf(req.params.metadataVersion);
       const form = metadataFormOf(req.query.metadata);
       const answer = await chain.forRequest(req.stats).material.materialAtVersion(at, version, form);
-      return replyAt(answer, `material-v${version}-${form ?? 'json'}-${FORMAT_VERSION}`, ignoredParams);
+      return replyAt(answer, `material-v${version}-${form ?? 'json'}-${TRANSACTION_FAMILY.formatVersion}`, ignoredParams);
     },
     async feeEstimate(req) {
       const { ignoredParams } = readParams(req, 'feeEstimate');

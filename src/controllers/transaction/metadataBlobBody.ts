@@ -1,7 +1,7 @@
 // The body of POST /transaction/metadata-blob, read whole before the node is asked: an
 // extrinsic (`tx`, with its additional signed data optionally) or its three parts, and `at`.
 import { badRequest } from '../../errors';
-import type { AtBlock } from '../../services/blockAt';
+import type { AtBlock } from '../../services/shared/at/blockAt';
 import type { ProofSubject } from '../../services/transaction/metadataProofs';
 import { parseAt } from '../params';
 

@@ -112,6 +112,7 @@ export type TransactionRouteName = keyof typeof TRANSACTION_ROUTES;
 
 export const TRANSACTION_FAMILY: RouteFamily<TransactionRouteName, TransactionQueryName> = {
   tag: 'transaction',
+  formatVersion: 1,
   routes: TRANSACTION_ROUTES,
   parameters: TRANSACTION_PARAMETERS,
   pathParameters: { metadataVersion: { description: 'A metadata version as `vN` (`v14`, `v15`, `v16`)', schema: { type: 'string', pattern: '^[vV][0-9]+$' } } },

@@ -44,6 +44,7 @@ export type UnservedRouteName = keyof typeof UNSERVED_ROUTES;
 
 export const UNSERVED_FAMILY: RouteFamily<UnservedRouteName, never> = {
   tag: 'not served',
+  formatVersion: 1,
   routes: UNSERVED_ROUTES,
   parameters: {},
   pathParameters: {

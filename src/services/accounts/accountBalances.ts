@@ -19,10 +19,10 @@ import { badRequest, NotAtThisBlockError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import type { StorageQueries } from '../../rpc/storageQueries';
-import { readResolvedAt, type AtBlock, type AnswerAt } from '../blockAt';
-import type { BlockIds } from '../blockIds';
+import { readResolvedAt, type AtBlock, type AnswerAt } from '../shared/at/blockAt';
+import type { BlockIds } from '../shared/at/blockIds';
 import type { RuntimeRegistry } from '../runtimes';
-import { entriesApart, entriesTogether, entryOf, type StoredEntries } from '../storageBatch';
+import { entriesApart, entriesTogether, entryOf, type StoredEntries } from '../shared/storage/storageBatch';
 import { balanceKeys, balanceLayoutOf, readStored, type BalanceLayout } from './balanceStorage';
 import { denominate } from './denomination';
 

@@ -9,7 +9,7 @@ import { u8aConcat, u8aToHex } from '@polkadot/util';
 
 import { badRequest, NotAtThisBlockError } from '../../errors';
 import type { Hex } from '../../rpc/nodeClient';
-import { itemPrefix, itemPrefixBytes, STORAGE_HASHERS } from '../storageLayout';
+import { itemPrefix, itemPrefixBytes, STORAGE_HASHERS } from '../shared/storage/storageLayout';
 
 export interface AccountMap {
   pallet: string;

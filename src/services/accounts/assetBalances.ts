@@ -13,13 +13,13 @@ import { toSidecarJson, type JsonValue } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { atJson, readResolvedAt, type AtBlock, type ReadAt, type ResolvedAt, type AnswerAt } from '../blockAt';
-import type { BlockIds } from '../blockIds';
+import { atJson, readResolvedAt, type AtBlock, type ReadAt, type ResolvedAt, type AnswerAt } from '../shared/at/blockAt';
+import type { BlockIds } from '../shared/at/blockIds';
 import type { Runtime, RuntimeRegistry } from '../runtimes';
 import { assetLayoutOf, keyOf, keyPartOf, readValue, type AssetLayout, type AssetPallet, type StorageMap } from './assetStorage';
-import { readKeysAt } from '../keysAtBlock';
-import { listKeys, readKeys } from '../storageBatch';
-import { itemPrefix } from '../storageLayout';
+import { readKeysAt } from '../shared/storage/keysAtBlock';
+import { listKeys, readKeys } from '../shared/storage/storageBatch';
+import { itemPrefix } from '../shared/storage/storageLayout';
 
 /** The most assets "every asset" reads: beyond it, the client is asked to name the ones it wants. */
 export const MAX_LISTED_ASSETS = 10_000;

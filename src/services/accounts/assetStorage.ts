@@ -3,9 +3,9 @@
 // metadata, accounts' balances and approvals, read from the runtime's metadata.
 import type { TypeRegistry } from '@polkadot/types';
 
-import { storageItemOf, type StorageMap } from '../storageLayout';
+import { storageItemOf, type StorageMap } from '../shared/storage/storageLayout';
 
-export { keyOf, keyPartOf, readValue, type StorageMap } from '../storageLayout';
+export { keyOf, keyPartOf, readValue, type StorageMap } from '../shared/storage/storageLayout';
 
 export type AssetPallet = 'Assets' | 'PoolAssets' | 'ForeignAssets';
 

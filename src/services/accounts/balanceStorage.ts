@@ -7,7 +7,7 @@ import { u8aConcat, u8aToHex } from '@polkadot/util';
 
 import { NotAtThisBlockError } from '../../errors';
 import type { Hex } from '../../rpc/nodeClient';
-import { itemPrefixBytes, STORAGE_HASHERS } from '../storageLayout';
+import { itemPrefixBytes, STORAGE_HASHERS } from '../shared/storage/storageLayout';
 
 interface StoredItem {
   /** The lookup type its value is read with, and what an absent value reads as. */

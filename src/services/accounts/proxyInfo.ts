@@ -8,11 +8,11 @@ import { toSidecarJson } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readResolvedAt, type AtBlock, type AnswerAt } from '../blockAt';
-import type { BlockIds } from '../blockIds';
+import { readResolvedAt, type AtBlock, type AnswerAt } from '../shared/at/blockAt';
+import type { BlockIds } from '../shared/at/blockIds';
 import type { RuntimeRegistry } from '../runtimes';
 import { accountMapKey, checkAccountBytes, mapLayoutOf, PROXIES_MAP, readMapValue } from './accountMaps';
-import { entriesApart, entriesTogether, entryOf } from '../storageBatch';
+import { entriesApart, entriesTogether, entryOf } from '../shared/storage/storageBatch';
 
 export interface AccountQuery {
   /** The account's bytes, and whether the client gave them as a 20-byte Ethereum address. */

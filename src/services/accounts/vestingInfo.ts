@@ -14,12 +14,12 @@ import { toSidecarJson } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readResolvedAt, type AtBlock, type AnswerAt } from '../blockAt';
-import type { BlockIds } from '../blockIds';
+import { readResolvedAt, type AtBlock, type AnswerAt } from '../shared/at/blockAt';
+import type { BlockIds } from '../shared/at/blockIds';
 import type { RuntimeRegistry } from '../runtimes';
 import { accountMapKey, checkAccountBytes, LOCKS_MAP, mapLayoutOf, readMapValue, valueKey, VESTING_MAP } from './accountMaps';
 import type { AccountQuery } from './proxyInfo';
-import { entriesApart, entriesTogether, entryOf } from '../storageBatch';
+import { entriesApart, entriesTogether, entryOf } from '../shared/storage/storageBatch';
 import { vestingClock, vestingTotals, type Schedule } from './vestingSchedule';
 import { bigintOf } from '../../decode/codecValues';
 

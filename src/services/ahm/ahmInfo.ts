@@ -8,10 +8,10 @@ import { badRequest } from '../../errors';
 import type { NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import { ASSET_HUB_OF_RELAY, ASSET_HUBS, MIGRATIONS } from '../assetHubMigration';
-import { readResolvedAt } from '../blockAt';
-import type { BlockIds } from '../blockIds';
+import { readResolvedAt } from '../shared/at/blockAt';
+import type { BlockIds } from '../shared/at/blockIds';
 import type { RuntimeRegistry } from '../runtimes';
-import { readValuesAt } from '../storageValues';
+import { readValuesAt } from '../shared/storage/storageValues';
 
 interface Window {
   startBlock: string | null;

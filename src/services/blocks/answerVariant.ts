@@ -5,7 +5,7 @@
 // answer's JSON as sent. A new option is a field of AnswerVariant: the compiler then
 // demands its entry here, and everything above follows from it.
 import type { BlockAnswer, BlockQuery } from './blockAnswer';
-import type { BlockId } from '../blockIds';
+import type { BlockId } from '../shared/at/blockIds';
 import { answerBytes, withFinalizedTag } from './blockAnswer';
 import { withEvmAddresses } from './evmFormat';
 

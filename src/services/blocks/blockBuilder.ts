@@ -12,7 +12,7 @@ import { UnknownBlockError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import { serializeBlock, type BlockAnswer, type BlockQuery } from './blockAnswer';
-import type { BlockIds } from '../blockIds';
+import type { BlockIds } from '../shared/at/blockIds';
 import { assembleBlock } from './blockShape';
 import { decodeBody } from './bodyDecoding';
 import type { FeeDetailsKnowledge } from '../feeRules';
@@ -20,7 +20,7 @@ import { resolveFees } from '../fees';
 import type { FinalizedHead } from '../finalizedHead';
 import { blockHeaderFields } from '../headers';
 import type { RuntimeRegistry } from '../runtimes';
-import { SESSION_VALIDATORS_KEY, storageAt, SYSTEM_EVENTS_KEY } from '../storage';
+import { SESSION_VALIDATORS_KEY, storageAt, SYSTEM_EVENTS_KEY } from '../shared/storage/wellKnownKeys';
 import { xcmMessages } from './xcm';
 
 export interface BuildOptions {

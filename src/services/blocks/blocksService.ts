@@ -14,7 +14,7 @@ import { wave } from '../../rpc/requestStats';
 import { builtKey } from './answerVariant';
 import { extrinsicJson, filterXcm, fromCached, toCached, type BlockAnswer, type BlockQuery } from './blockAnswer';
 import { BlockBuilder } from './blockBuilder';
-import { type BlockIds, isPastAnyHead, type BlockId } from '../blockIds';
+import { type BlockIds, isPastAnyHead, type BlockId } from '../shared/at/blockIds';
 import type { FeeDetailsKnowledge } from '../feeRules';
 import type { FinalizedHead } from '../finalizedHead';
 import type { RuntimeRegistry } from '../runtimes';

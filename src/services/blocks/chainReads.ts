@@ -6,13 +6,13 @@ import { bytesOfHex } from '../../decode/hex';
 import { IncompleteNodeAnswerError, UnknownBlockError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import type { BlockIds, BlockId } from '../blockIds';
+import type { BlockIds, BlockId } from '../shared/at/blockIds';
 import { decodeEvents } from './bodyDecoding';
 import type { FinalizedHead } from '../finalizedHead';
 import { headerAnswer, rawBlockAnswer } from '../headers';
 import { inclusionsOf, type ParaInclusion } from './paraInclusions';
 import type { RuntimeRegistry } from '../runtimes';
-import { PARACHAIN_ID_KEY, storageAt, SYSTEM_EVENTS_KEY, TIMESTAMP_NOW_KEY } from '../storage';
+import { PARACHAIN_ID_KEY, storageAt, SYSTEM_EVENTS_KEY, TIMESTAMP_NOW_KEY } from '../shared/storage/wellKnownKeys';
 
 export interface ParaInclusionsAt {
   hash: Hex;

@@ -11,11 +11,11 @@ import { toSidecarJson } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { atJson, readResolvedAt, type ReadAt, type ResolvedAt, type AnswerAt } from '../blockAt';
+import { atJson, readResolvedAt, type ReadAt, type ResolvedAt, type AnswerAt } from '../shared/at/blockAt';
 import type { RuntimeRegistry } from '../runtimes';
-import { listKeys, readKeys } from '../storageBatch';
-import { itemPrefix, keyPartOf, readValue, storageItemOf } from '../storageLayout';
-import { constantOf, type ItemName } from '../storageValues';
+import { listKeys, readKeys } from '../shared/storage/storageBatch';
+import { itemPrefix, keyPartOf, readValue, storageItemOf } from '../shared/storage/storageLayout';
+import { constantOf, type ItemName } from '../shared/storage/storageValues';
 import {
   byCore,
   corePriceAt,

@@ -14,8 +14,8 @@ import type { TieredCache } from '../../cache/tieredCache';
 import { bytesOfHex } from '../../decode/hex';
 import type { Logger } from '../../logger';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
-import type { BlockIds } from '../blockIds';
 import { extrinsicHashesKey } from '../blocks/blocksService';
+import type { BlockIds } from '../shared/at/blockIds';
 import type { FinalizedFeed } from './finalizedFeed';
 import { pauseAfterFailures } from './retryPause';
 

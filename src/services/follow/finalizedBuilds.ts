@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import { SingleFlight } from '../../cache/singleFlight';
 import { builtKey } from '../blocks/answerVariant';
 import { filterXcm, type BlockAnswer, type BlockQuery } from '../blocks/blockAnswer';
-import type { BlockId } from '../blockIds';
+import type { BlockId } from '../shared/at/blockIds';
 import type { BlocksService } from '../blocks/blocksService';
 import type { ChainReads } from '../blocks/chainReads';
 

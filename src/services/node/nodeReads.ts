@@ -3,7 +3,7 @@
 import { sidecarJsonOf } from '../../decode/rpcJson';
 import type { NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import type { RuntimeVersionJson } from '../blockAt';
+import type { RuntimeVersionJson } from '../shared/at/blockAt';
 import type { NodeFacts } from '../nodeFacts';
 import type { RuntimeRegistry } from '../runtimes';
 import { TransactionPool } from './transactionPool';

@@ -12,12 +12,12 @@ import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import { assetLayoutOf, type AssetLayout } from '../accounts/assetStorage';
-import { atJson, readResolvedAt, type AtBlock, type ReadAt, type AnswerAt } from '../blockAt';
-import type { BlockIds } from '../blockIds';
-import { readKeysAt } from '../keysAtBlock';
+import { atJson, readResolvedAt, type AtBlock, type ReadAt, type AnswerAt } from '../shared/at/blockAt';
+import type { BlockIds } from '../shared/at/blockIds';
+import { readKeysAt } from '../shared/storage/keysAtBlock';
 import type { RuntimeRegistry } from '../runtimes';
-import { listKeys, readKeys } from '../storageBatch';
-import { itemPrefix, keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
+import { listKeys, readKeys } from '../shared/storage/storageBatch';
+import { itemPrefix, keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../shared/storage/storageLayout';
 
 /** The most entries a listed map may hold: beyond it the answer is refused, not read. */
 export const MAX_LISTED_ENTRIES = 10_000;

@@ -10,7 +10,7 @@ import { u8aConcat, u8aToHex } from '@polkadot/util';
 
 import { badRequest } from '../../errors';
 import type { Hex } from '../../rpc/nodeClient';
-import { itemPrefixBytes, STORAGE_HASHERS } from '../storageLayout';
+import { itemPrefixBytes, STORAGE_HASHERS } from '../shared/storage/storageLayout';
 
 /** The type of each key the item takes, with its hasher: none for a plain value. */
 function keyTypes(registry: TypeRegistry, entry: StorageEntryMetadataLatest): { type: string; shown: string; hasher: StorageHasher }[] {

@@ -13,14 +13,14 @@ import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
 import { bytesOfHex } from '../../decode/hex';
 import { decodeEvents } from '../blocks/bodyDecoding';
-import { SYSTEM_EVENTS_KEY } from '../storage';
-import { atJson, readResolvedAt, type AtBlock, type ReadAt, type AnswerAt } from '../blockAt';
-import type { BlockIds } from '../blockIds';
-import { readKeysAt } from '../keysAtBlock';
+import { SYSTEM_EVENTS_KEY } from '../shared/storage/wellKnownKeys';
+import { atJson, readResolvedAt, type AtBlock, type ReadAt, type AnswerAt } from '../shared/at/blockAt';
+import type { BlockIds } from '../shared/at/blockIds';
+import { readKeysAt } from '../shared/storage/keysAtBlock';
 import type { Runtime, RuntimeRegistry } from '../runtimes';
-import { listKeys, readKeys } from '../storageBatch';
-import { constantOf } from '../storageValues';
-import { keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
+import { listKeys, readKeys } from '../shared/storage/storageBatch';
+import { constantOf } from '../shared/storage/storageValues';
+import { keyOf, keyPartOf, readValue, storageItemOf, type StorageMap } from '../shared/storage/storageLayout';
 import { auctionWinning, currentAuction, leasePeriodIndexAt, type SlotsConstants } from './leasePeriods';
 
 /** The most entries one answer lists of a para-keyed map (Polkadot and Kusama have a few hundred). */

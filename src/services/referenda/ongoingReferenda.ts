@@ -8,11 +8,11 @@ import { toSidecarJson } from '../../decode/codecJson';
 import { badRequest } from '../../errors';
 import type { NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readResolvedAt, type AtBlock, type AnswerAt } from '../blockAt';
-import type { BlockIds } from '../blockIds';
+import { readResolvedAt, type AtBlock, type AnswerAt } from '../shared/at/blockAt';
+import type { BlockIds } from '../shared/at/blockIds';
 import type { RuntimeRegistry } from '../runtimes';
-import { listKeys, readKeys } from '../storageBatch';
-import { itemPrefix, keyPartOf, readValue, storageItemOf } from '../storageLayout';
+import { listKeys, readKeys } from '../shared/storage/storageBatch';
+import { itemPrefix, keyPartOf, readValue, storageItemOf } from '../shared/storage/storageLayout';
 
 /** The most referenda one answer reads (every one ever made is in the map, decided or not). */
 export const MAX_REFERENDA = 20_000;

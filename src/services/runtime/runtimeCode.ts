@@ -9,7 +9,7 @@
 import type { SingleFlight } from '../../cache/singleFlight';
 import type { TieredCache } from '../../cache/tieredCache';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
-import type { ReadAt } from '../blockAt';
+import type { ReadAt } from '../shared/at/blockAt';
 
 export const CODE_KEY: Hex = '0x3a636f6465';
 

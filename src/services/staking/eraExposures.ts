@@ -14,8 +14,8 @@ import type { TieredCache } from '../../cache/tieredCache';
 import { ApiError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { listKeys, readKeys } from '../storageBatch';
-import { storageItemOf, type StorageMap } from '../storageLayout';
+import { listKeys, readKeys } from '../shared/storage/storageBatch';
+import { storageItemOf, type StorageMap } from '../shared/storage/storageLayout';
 import { decoded, eraPrefix, fieldOf, listOf, stakingKey } from './stakingCodecs';
 import { bigintOf } from '../../decode/codecValues';
 

@@ -7,7 +7,7 @@ import { xxhashAsU8a } from '@polkadot/util-crypto';
 
 import { badRequest } from '../../errors';
 import type { Hex } from '../../rpc/nodeClient';
-import { keyOf, readValue, storageItemOf, type StorageMap } from '../storageLayout';
+import { keyOf, readValue, storageItemOf, type StorageMap } from '../shared/storage/storageLayout';
 import type { Optional, Struct } from '../../decode/codecValues';
 
 export const NO_STAKING = 'Staking pallet not found for queried runtime';

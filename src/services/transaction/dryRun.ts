@@ -15,8 +15,8 @@ import { badRequest, TransactionError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { NodeRpcError } from '../../rpc/nodeErrors';
 import { wave } from '../../rpc/requestStats';
-import { readAt, type AtBlock } from '../blockAt';
-import type { BlockIds } from '../blockIds';
+import { readAt, type AtBlock } from '../shared/at/blockAt';
+import type { BlockIds } from '../shared/at/blockIds';
 import type { RuntimeRegistry } from '../runtimes';
 import type { SafeXcmVersions } from './safeXcmVersion';
 

@@ -5,8 +5,8 @@
 import type { TieredCache } from '../../cache/tieredCache';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { wave } from '../../rpc/requestStats';
-import { readAt, type AtBlock, type ReadAt, type AnswerAt } from '../blockAt';
-import type { BlockIds } from '../blockIds';
+import { readAt, type AtBlock, type ReadAt, type AnswerAt } from '../shared/at/blockAt';
+import type { BlockIds } from '../shared/at/blockIds';
 import type { MetadataForm, RuntimeMetadata } from '../metadata';
 import type { NodeFacts } from '../nodeFacts';
 

@@ -9,7 +9,7 @@ import { hexToU8a } from '@polkadot/util';
 
 import { badRequest } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
-import { itemPrefix } from '../storageLayout';
+import { itemPrefix } from '../shared/storage/storageLayout';
 
 const ITEM = 'SafeXcmVersion';
 

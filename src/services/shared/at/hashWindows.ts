@@ -7,10 +7,10 @@
 // answer cache, so a walk gains even with that cache off.
 import { LRUCache } from 'lru-cache';
 
-import { SingleFlight } from '../cache/singleFlight';
-import { IncompleteNodeAnswerError } from '../errors';
-import type { Hex, NodeClient } from '../rpc/nodeClient';
-import { NodeRpcError } from '../rpc/nodeErrors';
+import { SingleFlight } from '../../../cache/singleFlight';
+import { IncompleteNodeAnswerError } from '../../../errors';
+import type { Hex, NodeClient } from '../../../rpc/nodeClient';
+import { NodeRpcError } from '../../../rpc/nodeErrors';
 
 /** Heights per window: one call brings them all; aligned, so requests near each other share one. */
 export const HASH_WINDOW = 64;

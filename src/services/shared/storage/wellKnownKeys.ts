@@ -1,7 +1,7 @@
 // Storage the services read by well-known keys: twox128(pallet) ++ twox128(item),
 // fixed by the pallets' names, the same on every runtime that has them.
-import type { Hex, NodeClient } from '../rpc/nodeClient';
-import { NodeRpcError } from '../rpc/nodeErrors';
+import type { Hex, NodeClient } from '../../../rpc/nodeClient';
+import { NodeRpcError } from '../../../rpc/nodeErrors';
 
 export const SYSTEM_EVENTS_KEY: Hex = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';
 export const SESSION_VALIDATORS_KEY: Hex = '0xcec5070d609dd3497f72bde07fc96ba088dcde934c658227ee1dfafcd6e16903';

@@ -10,10 +10,10 @@
 //   ReadAt      the block a read is made at: hash, height, finality, runtime version
 //               (readAt from an AtBlock, readResolvedAt from a ResolvedAt)
 //   AnswerAt    an answer read at a block: its JSON, and whether it may be kept
-import type { TieredCache } from '../cache/tieredCache';
-import { UnknownBlockError } from '../errors';
-import type { Hex, NodeClient } from '../rpc/nodeClient';
-import { wave } from '../rpc/requestStats';
+import type { TieredCache } from '../../../cache/tieredCache';
+import { UnknownBlockError } from '../../../errors';
+import type { Hex, NodeClient } from '../../../rpc/nodeClient';
+import { wave } from '../../../rpc/requestStats';
 import type { BlockIds, BlockId } from './blockIds';
 
 /** The runtime version as the node writes it (sidecar passes most of its fields on). */

@@ -6,7 +6,7 @@ import type { Codec } from '@polkadot/types/types';
 import { hexToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
 import { blake2AsU8a, xxhashAsU8a } from '@polkadot/util-crypto';
 
-import type { Hex } from '../rpc/nodeClient';
+import type { Hex } from '../../../rpc/nodeClient';
 
 export interface StorageMap {
   /** twox128(pallet) ++ twox128(item): the whole key of a plain value. */

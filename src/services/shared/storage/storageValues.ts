@@ -4,11 +4,11 @@
 import type { TypeRegistry } from '@polkadot/types';
 import type { Codec } from '@polkadot/types/types';
 
-import type { TieredCache } from '../cache/tieredCache';
-import type { NodeClient } from '../rpc/nodeClient';
-import type { ReadAt, ResolvedAt } from './blockAt';
+import type { TieredCache } from '../../../cache/tieredCache';
+import type { NodeClient } from '../../../rpc/nodeClient';
+import type { ReadAt, ResolvedAt } from '../at/blockAt';
 import { readKeysAt } from './keysAtBlock';
-import type { Runtime, RuntimeRegistry } from './runtimes';
+import type { Runtime, RuntimeRegistry } from '../../runtimes';
 import { keyOf, readValue, storageItemOf } from './storageLayout';
 
 /** `[pallet, item]`, as the metadata names them. */

@@ -3,12 +3,12 @@
 // in one further wave; and a map's keys listed page by page, with a bound. The one
 // reader of change sets: the account routes use its parts with the chain's shared
 // same-turn queries.
-import { badRequest, IncompleteNodeAnswerError, NotAtThisBlockError } from '../errors';
-import type { Hex, NodeClient } from '../rpc/nodeClient';
-import { NodeRpcError } from '../rpc/nodeErrors';
-import { wave } from '../rpc/requestStats';
-import type { ChangeSet, StorageQueries } from '../rpc/storageQueries';
-import { storageAt } from './storage';
+import { badRequest, IncompleteNodeAnswerError, NotAtThisBlockError } from '../../../errors';
+import type { Hex, NodeClient } from '../../../rpc/nodeClient';
+import { NodeRpcError } from '../../../rpc/nodeErrors';
+import { wave } from '../../../rpc/requestStats';
+import type { ChangeSet, StorageQueries } from '../../../rpc/storageQueries';
+import { storageAt } from './wellKnownKeys';
 
 /** Keys per state_queryStorageAt call: a node's answer stays well under its message limits. */
 const KEYS_PER_CALL = 1000;

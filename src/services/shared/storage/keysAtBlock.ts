@@ -2,11 +2,11 @@
 // with the newest runtime loaded and sent in the same wave as the block's version (and
 // header, for a hash), then checked against the block's own runtime; read again, one
 // wave later, only in the rare case that runtime builds other keys.
-import type { TieredCache } from '../cache/tieredCache';
-import type { Hex, NodeClient } from '../rpc/nodeClient';
-import { wave } from '../rpc/requestStats';
-import { readResolvedAt, type ReadAt, type ResolvedAt } from './blockAt';
-import type { Runtime, RuntimeRegistry } from './runtimes';
+import type { TieredCache } from '../../../cache/tieredCache';
+import type { Hex, NodeClient } from '../../../rpc/nodeClient';
+import { wave } from '../../../rpc/requestStats';
+import { readResolvedAt, type ReadAt, type ResolvedAt } from '../at/blockAt';
+import type { Runtime, RuntimeRegistry } from '../../runtimes';
 import { readKeys } from './storageBatch';
 
 /** The keys a read needs under a runtime; throws (a 400, say) when that runtime cannot build them. */

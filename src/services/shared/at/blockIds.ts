@@ -2,13 +2,13 @@
 // no longer change), else from the node, a finalized height with its window of
 // neighbours (hashWindows.ts); the head's hashes; and the error for a height past
 // the head. Each key is looked up once per request.
-import type { TieredCache } from '../cache/tieredCache';
-import { BeyondHeadError, IncompleteNodeAnswerError } from '../errors';
-import type { Hex, NodeClient } from '../rpc/nodeClient';
-import { wave } from '../rpc/requestStats';
-import type { FinalizedHead } from './finalizedHead';
+import type { TieredCache } from '../../../cache/tieredCache';
+import { BeyondHeadError, IncompleteNodeAnswerError } from '../../../errors';
+import type { Hex, NodeClient } from '../../../rpc/nodeClient';
+import { wave } from '../../../rpc/requestStats';
+import type { FinalizedHead } from '../../finalizedHead';
 import { HashWindows } from './hashWindows';
-import { hashOfHeader } from './headers';
+import { hashOfHeader } from '../../headers';
 
 /** A block as a client names it: by height or by hash. */
 export type BlockId = { kind: 'number'; number: number } | { kind: 'hash'; hash: Hex };
