@@ -400,7 +400,7 @@ export async function realNodeBench(argv: string[]): Promise<void> {
           }
           for (const service of ['fastcar', 'node-http'] as const) {
             const middle = [...runs[service]].sort((a, b) => a.rps - b.rps)[1];
-            log({ section: 'warm', scenario: 'warm /blocks (150 distinct)', service, connections: 10, ...middle });
+            log({ section: 'warm', scenario: `warm /blocks (${paths.length} distinct)`, service, connections: 10, ...middle });
           }
         } finally {
           await bare.stop();
