@@ -261,9 +261,15 @@ describe('POST /transaction/dry-run', () => {
     const { api, alice } = signer;
     const safe = ((await api.query.polkadotXcm.safeXcmVersion()) as unknown as { unwrap(): { toNumber(): number } }).unwrap().toNumber();
     const xcmSend = '0x1f0004010004040a';
-    const ours = await dry(fastcar.url, { tx: xcmSend, senderAddress: alice.address });
     const sidecarDefault = await dry(sidecar.url, { tx: xcmSend, senderAddress: alice.address });
-    const sidecarSafe = await dry(sidecar.url, { tx: xcmSend, senderAddress: alice.address, xcmVersion: safe });
+    // Both at the finalized head: asked together, and again (twice at most) when a real node's head moved between them.
+    const together = () =>
+      Promise.all([
+        dry(fastcar.url, { tx: xcmSend, senderAddress: alice.address }),
+        dry(sidecar.url, { tx: xcmSend, senderAddress: alice.address, xcmVersion: safe }),
+      ]);
+    let [ours, sidecarSafe] = await together();
+    for (let tries = 2; tries > 0 && JSON.stringify(ours.body.at) !== JSON.stringify(sidecarSafe.body.at); tries--) [ours, sidecarSafe] = await together();
     expect((sidecarDefault.body.result as { result: unknown }).result).toBe('VersionedConversionFailed');
     expect(ours.body).toEqual(sidecarSafe.body);
     expect((ours.body.result as { resultType: string }).resultType).toBe('DispatchOutcome');
@@ -282,7 +288,9 @@ describe('POST /transaction/dry-run', () => {
     for (const [name, body] of cases) {
       const ours = await dry(fastcar.url, body);
       const theirs = await dry(sidecar.url, body);
-      expect({ name, status: ours.status, calls: ours.calls }).toEqual({ name, status: 400, calls: 0 });
+      // Never the dry run itself: no call on the devnet; beside a real node, whose head moves, at most a new head's runtime version.
+      const callsAllowed = ON_REAL_NODE ? 1 : 0;
+      expect({ name, status: ours.status, withinCalls: ours.calls <= callsAllowed }).toEqual({ name, status: 400, withinCalls: true });
       expect({ name, status: theirs.status }).toEqual({ name, status: 400 });
       expect(Object.keys(ours.body)).toEqual(['code', 'error', 'transaction', 'cause', 'at']);
       expect({ name, ...ours.body, cause: undefined }).toEqual({ name, ...withoutStack(theirs.body), cause: undefined });
@@ -354,11 +362,13 @@ describe('POST /transaction', () => {
     // One bit of the signature changed (the signature starts after the length, version, address type and 32-byte address).
     const fresh = await signer.transfer(UNIT);
     const at = 2 * (2 + 1 + 1 + 32 + 1) + 2 + 10;
-    const forged = `${fresh.slice(0, at)}${(parseInt(fresh[at], 16) ^ 1).toString(16)}${fresh.slice(at + 1)}` as `0x${string}`;
+    const forge = (bit: number) => `${fresh.slice(0, at)}${(parseInt(fresh[at], 16) ^ bit).toString(16)}${fresh.slice(at + 1)}` as `0x${string}`;
+    // Each its own forgery: a real node bans a transaction it found invalid, and would answer the second asker "temporarily banned".
+    const [forged, forgedForSidecar] = [forge(1), forge(2)];
     const badOurs = await post(fastcar.url, '/transaction', { tx: forged });
-    const badTheirs = await post(sidecar.url, '/transaction', { tx: forged });
+    const badTheirs = await post(sidecar.url, '/transaction', { tx: forgedForSidecar });
     expect(badTheirs.status).toBe(400);
-    expect(badOurs.body).toEqual(withoutStack(badTheirs.body, 'badProof'));
+    expect(badOurs.body).toEqual({ ...withoutStack(badTheirs.body, 'badProof'), transaction: forged });
     expect(Object.keys(badOurs.body)).toEqual(['code', 'error', 'transaction', 'cause', 'reason']);
   });
 
