@@ -93,13 +93,13 @@ async function fillConnections(url: string): Promise<{ sockets: WebSocket[]; ref
   throw new Error(`the node took ${MAX_CONNECTIONS + 1} connections`);
 }
 
-async function until<T>(ask: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 30_000): Promise<T> {
+async function until<T>(ask: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 30_000, everyMs = 200): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await ask();
     if (done(value)) return value;
     if (Date.now() > deadline) throw new Error(`${what}: not so within ${ms} ms (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 
@@ -174,7 +174,8 @@ describe('beside a node with few connections, few subscriptions on one, short ba
   }, 120_000);
 
   it('fastcar over http:// answers 503 or 504 (never a hang) while the node takes no more connections, and 200 once one is free', async () => {
-    const fastcar = await fastcarOn(narrow.served().node.httpUrl, { FASTCAR_RPC_TIMEOUT_MS: '3000' });
+    // No poll of the finalized head: between requests its kept-alive connections go idle, and close.
+    const fastcar = await fastcarOn(narrow.served().node.httpUrl, { FASTCAR_RPC_TIMEOUT_MS: '3000', FASTCAR_FINALIZED_POLL_MS: '600000' });
     const overWs = await fastcarOn(narrow.served().node.wsUrl);
     expect((await getJson(`${fastcar.url}/blocks/head/header`)).status).toBe(200);
     const { sockets, refusedWith } = await fillConnections(narrow.served().node.wsUrl);
@@ -186,11 +187,13 @@ describe('beside a node with few connections, few subscriptions on one, short ba
         body: JSON.stringify(call('system_chain')),
       });
       expect([fresh.status, await fresh.text()]).toEqual([429, 'Too many connections. Please try again later.']);
-      // Its kept-alive connections close when idle; the next request needs a new one, and the node refuses it.
+      // Its kept-alive connections close once idle (undici: 4 s); a request after that needs a new one, which the node refuses.
       const refused = await until(
         () => within(15_000, getJson(`${fastcar.url}/blocks/head/header`), 'a header'),
         (answer) => answer.status !== 200,
         'fastcar to need a connection the node refuses',
+        60_000,
+        6_000,
       );
       // Refused (429) and sent again until its deadline: 503 with Retry-After, or 504 when a resend was still out at the deadline.
       const clear = {
