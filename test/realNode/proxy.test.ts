@@ -174,7 +174,8 @@ it('meets the node limit of four follows on a connection: the node refuses a fif
   for (let i = 0; i < 10; i++) follows.push(await follow(client));
   for (const { id, finalized } of follows) expect(blake2AsHex(await client.call<string>('chainHead_v1_header', [id, finalized]))).toBe(finalized);
   const connections = pool.upstreams.map((upstream) => upstream.connections);
-  expect(connections.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(Math.ceil(10 / 4) + 1);
+  // Four follows at most on a connection (a node refuses a fifth): ten need three connections or more.
+  expect(connections.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(Math.ceil(10 / 4));
   for (const [i, upstream] of pool.upstreams.entries()) expect(upstream.subscriptions).toBeLessThanOrEqual(4 * connections[i] + 1);
   for (const { id } of follows) expect(await client.call('chainHead_v1_unfollow', [id])).toBeNull();
 }, 180_000);
