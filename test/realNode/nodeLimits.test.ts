@@ -6,6 +6,7 @@
 // (fastcar 503/504, the proxy a JSON-RPC error), never a hang or a 500, and answers again once
 // the limit clears.
 import '../../devnet/quiet';
+import { request as httpRequest } from 'node:http';
 import { WebSocket } from 'ws';
 
 import type { SeedManifest } from '../../devnet/seed';
@@ -71,6 +72,21 @@ async function post(url: string, body: unknown): Promise<{ status: number; json:
 }
 
 const call = (method: string, params: unknown[] = [], id = 1) => ({ jsonrpc: '2.0', id, method, params });
+
+/** A POST on a connection of its own (none kept alive from before). */
+function freshPost(url: string, body: unknown): Promise<[number, string]> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json' } }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      response.on('end', () => resolve([response.statusCode ?? 0, text]));
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
+}
 
 /** A WebSocket to the node, or the HTTP status its upgrade was refused with. */
 function openSocket(url: string): Promise<WebSocket | number> {
@@ -181,12 +197,7 @@ describe('beside a node with few connections, few subscriptions on one, short ba
     const { sockets, refusedWith } = await fillConnections(narrow.served().node.wsUrl);
     try {
       expect(refusedWith).toBe(429);
-      const fresh = await fetch(narrow.served().node.httpUrl, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(call('system_chain')),
-      });
-      expect([fresh.status, await fresh.text()]).toEqual([429, 'Too many connections. Please try again later.']);
+      expect(await freshPost(narrow.served().node.httpUrl, call('system_chain'))).toEqual([429, 'Too many connections. Please try again later.']);
       // Its kept-alive connections close once idle (undici: 4 s); a request after that needs a new one, which the node refuses.
       const refused = await until(
         () => within(15_000, getJson(`${fastcar.url}/blocks/head/header`), 'a header'),
