@@ -271,25 +271,28 @@ it('a node killed under load: its follows end with `stop`, the other node follow
       outcomes.push(answer);
     }
   });
-  await until(() => outcomes.length > 50, 'the load to run');
-  const killedAt = outcomes.length;
-  nodes[victim].node.child.kill('SIGKILL');
-  const victimFollow = onNode[victim]!;
-  expect(await victimFollow.client.next<FollowEvent>(victimFollow.id, (event) => event.event === 'stop', 30_000)).toEqual({ event: 'stop' });
-  // The survivor's follow goes on: a block announced after the kill.
-  const seen = survivor.client.events(survivor.id).length;
-  await until(
-    () =>
-      survivor.client
-        .events(survivor.id)
-        .slice(seen)
-        .some((event) => (event as FollowEvent).event === 'newBlock'),
-    'a new block on the other node',
-    30_000,
-  );
-  await until(() => outcomes.length > killedAt + 200, 'the load to go on after the kill');
-  running = false;
-  await Promise.all(loaders);
+  try {
+    await until(() => outcomes.length > 50, 'the load to run');
+    const killedAt = outcomes.length;
+    nodes[victim].node.child.kill('SIGKILL');
+    const victimFollow = onNode[victim]!;
+    expect(await victimFollow.client.next<FollowEvent>(victimFollow.id, (event) => event.event === 'stop', 30_000)).toEqual({ event: 'stop' });
+    // The survivor's follow goes on: a block announced after the kill.
+    const seen = survivor.client.events(survivor.id).length;
+    await until(
+      () =>
+        survivor.client
+          .events(survivor.id)
+          .slice(seen)
+          .some((event) => (event as FollowEvent).event === 'newBlock'),
+      'a new block on the other node',
+      30_000,
+    );
+    await until(() => outcomes.length > killedAt + 200, 'the load to go on after the kill');
+  } finally {
+    running = false;
+    await Promise.allSettled(loaders);
+  }
   expect(outcomes.filter((answer) => answer.error)).toEqual([]);
   expect(outcomes.every((answer) => typeof answer.result === 'object')).toBe(true);
   // Calls go to the node left, and new follows land there.
