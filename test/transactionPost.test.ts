@@ -231,6 +231,13 @@ describe('bodies refused before the node is asked', () => {
 
 describe('POST /transaction/dry-run', () => {
   const dry = (base: string, body: Record<string, unknown>) => post(base, '/transaction/dry-run', body);
+  /** The same dry run on both at the finalized head: asked together, and again (twice at most) when a real node's head moved between the two. */
+  const dryBoth = async (body: Record<string, unknown>, theirBody = body) => {
+    const together = () => Promise.all([dry(fastcar.url, body), dry(sidecar.url, theirBody)]);
+    let [ours, theirs] = await together();
+    for (let tries = 2; tries > 0 && JSON.stringify(ours.body.at) !== JSON.stringify(theirs.body.at); tries--) [ours, theirs] = await together();
+    return [ours, theirs] as const;
+  };
 
   it('answers as sidecar 20 for a call that succeeds, one whose dispatch fails, a bad origin and a remark, in one wave', async () => {
     const { api, alice, bob } = signer;
@@ -243,7 +250,7 @@ describe('POST /transaction/dry-run', () => {
     const resultTypes: string[] = [];
     for (const [name, tx] of Object.entries(calls)) {
       const body = { tx, senderAddress: alice.address };
-      const [ours, theirs] = [await dry(fastcar.url, body), await dry(sidecar.url, body)];
+      const [ours, theirs] = await dryBoth(body);
       expect({ name, status: theirs.status }).toEqual({ name, status: 200 });
       expect({ name, ours: ours.body, status: ours.status }).toEqual({ name, ours: theirs.body, status: 200 });
       resultTypes.push((ours.body.result as { resultType: string }).resultType);
@@ -262,20 +269,14 @@ describe('POST /transaction/dry-run', () => {
     const safe = ((await api.query.polkadotXcm.safeXcmVersion()) as unknown as { unwrap(): { toNumber(): number } }).unwrap().toNumber();
     const xcmSend = '0x1f0004010004040a';
     const sidecarDefault = await dry(sidecar.url, { tx: xcmSend, senderAddress: alice.address });
-    // Both at the finalized head: asked together, and again (twice at most) when a real node's head moved between them.
-    const together = () =>
-      Promise.all([
-        dry(fastcar.url, { tx: xcmSend, senderAddress: alice.address }),
-        dry(sidecar.url, { tx: xcmSend, senderAddress: alice.address, xcmVersion: safe }),
-      ]);
-    let [ours, sidecarSafe] = await together();
-    for (let tries = 2; tries > 0 && JSON.stringify(ours.body.at) !== JSON.stringify(sidecarSafe.body.at); tries--) [ours, sidecarSafe] = await together();
+    const [ours, sidecarSafe] = await dryBoth({ tx: xcmSend, senderAddress: alice.address }, { tx: xcmSend, senderAddress: alice.address, xcmVersion: safe });
     expect((sidecarDefault.body.result as { result: unknown }).result).toBe('VersionedConversionFailed');
     expect(ours.body).toEqual(sidecarSafe.body);
     expect((ours.body.result as { resultType: string }).resultType).toBe('DispatchOutcome');
     // A version the client names is used as it is.
     const named = { tx: xcmSend, senderAddress: alice.address, xcmVersion: 99 };
-    expect((await dry(fastcar.url, named)).body).toEqual((await dry(sidecar.url, named)).body);
+    const [ourNamed, theirNamed] = await dryBoth(named);
+    expect(ourNamed.body).toEqual(theirNamed.body);
   });
 
   it('refuses a bad sender, a call the runtime cannot read and a missing field before asking the node, as sidecar does', async () => {
@@ -286,8 +287,7 @@ describe('POST /transaction/dry-run', () => {
       ['a signed extrinsic', { tx: transfer, senderAddress: alice.address }],
     ];
     for (const [name, body] of cases) {
-      const ours = await dry(fastcar.url, body);
-      const theirs = await dry(sidecar.url, body);
+      const [ours, theirs] = await dryBoth(body);
       // Never the dry run itself: no call on the devnet; beside a real node, whose head moves, at most a new head's runtime version.
       const callsAllowed = ON_REAL_NODE ? 1 : 0;
       expect({ name, status: ours.status, withinCalls: ours.calls <= callsAllowed }).toEqual({ name, status: 400, withinCalls: true });
