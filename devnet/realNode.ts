@@ -49,9 +49,10 @@ export function nodeBinary(): string {
  * How the chain spec is made: chain-spec-builder's `create` flags before the patch. A
  * development chain (as chopsticks reports the devnet) named for what it is.
  */
+export const REAL_CHAIN_NAME = 'fastcar real node (Asset Hub Westend)';
 const SPEC_FLAGS = [
   '-n',
-  'fastcar real node (Asset Hub Westend)',
+  REAL_CHAIN_NAME,
   '-i',
   'fastcar-realnode',
   '-t',

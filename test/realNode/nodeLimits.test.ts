@@ -10,7 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { WebSocket } from 'ws';
 
 import type { SeedManifest } from '../../devnet/seed';
-import { serveRealChain, type ServedRealChain } from '../../devnet/realNode';
+import { REAL_CHAIN_NAME, serveRealChain, type ServedRealChain } from '../../devnet/realNode';
 import { startFastcarOn } from '../../harness/fastcar';
 import { getJson } from '../../harness/http';
 import { createLogger } from '../../src/logger';
@@ -194,13 +194,16 @@ describe('beside a node with few connections, few subscriptions on one, short ba
     const fastcar = await fastcarOn(narrow.served().node.httpUrl, { FASTCAR_RPC_TIMEOUT_MS: '3000', FASTCAR_FINALIZED_POLL_MS: '600000' });
     const overWs = await fastcarOn(narrow.served().node.wsUrl);
     expect((await getJson(`${fastcar.url}/blocks/head/header`)).status).toBe(200);
+    // The head's header is the followed head's (no node call): a header at a height not read before needs the node.
+    let height = 1;
+    const unreadHeader = () => getJson(`${fastcar.url}/blocks/${height++}/header`);
     const { sockets, refusedWith } = await fillConnections(narrow.served().node.wsUrl);
     try {
       expect(refusedWith).toBe(429);
       expect(await freshPost(narrow.served().node.httpUrl, call('system_chain'))).toEqual([429, 'Too many connections. Please try again later.']);
       // Its kept-alive connections close once idle (undici: 4 s); a request after that needs a new one, which the node refuses.
       const refused = await until(
-        () => within(15_000, getJson(`${fastcar.url}/blocks/head/header`), 'a header'),
+        () => within(15_000, unreadHeader(), 'a header'),
         (answer) => answer.status !== 200,
         'fastcar to need a connection the node refuses',
         60_000,
@@ -223,7 +226,7 @@ describe('beside a node with few connections, few subscriptions on one, short ba
       for (const socket of sockets) socket.close();
     }
     await until(
-      () => getJson(`${fastcar.url}/blocks/head/header`),
+      () => unreadHeader(),
       (answer) => answer.status === 200,
       'fastcar over http:// to answer again',
     );
@@ -238,7 +241,7 @@ describe('beside a node with few connections, few subscriptions on one, short ba
     const client = await subscriber(proxy.wsUrl);
     const big = await within(15_000, client.request('system_chain', ['x'.repeat(1_100_000)]), 'a call over the request size');
     expect(big.error).toEqual(expect.objectContaining({ code: expect.any(Number), message: expect.any(String) }));
-    expect(await client.call('system_chain')).toBe('Custom');
+    expect(await client.call('system_chain')).toBe(REAL_CHAIN_NAME);
     expect(await within(15_000, client.call<string>('chain_getBlockHash', [1]), 'a call after it')).toMatch(/^0x/);
   }, 120_000);
 
@@ -292,20 +295,20 @@ describe('beside a node that sends answers of at most 1 MB and takes 120 calls a
     const answeredAt = await Promise.all(
       Array.from({ length: RATE_PER_MINUTE + 30 }, () => client.request('system_chain').then((answer) => ({ answer, at: Date.now() - sentAt }))),
     );
-    const refused = answeredAt.filter(({ answer }) => answer.result !== 'Custom');
+    const refused = answeredAt.filter(({ answer }) => answer.result !== REAL_CHAIN_NAME);
     expect(refused.length).toBeGreaterThan(0);
     for (const { answer, at } of refused) {
       expect(answer.error).toEqual({ code: -32999, message: 'RPC rate limit exceeded' });
       expect(at).toBeGreaterThan(4000);
     }
     // Some were held back and then answered.
-    const answered = answeredAt.filter(({ answer }) => answer.result === 'Custom').map(({ at }) => at);
+    const answered = answeredAt.filter(({ answer }) => answer.result === REAL_CHAIN_NAME).map(({ at }) => at);
     expect(answered.length).toBeGreaterThan(RATE_PER_MINUTE - 10);
     expect(Math.max(...answered) - Math.min(...answered)).toBeGreaterThan(1500);
     // Taken again once the bucket has filled a little.
     await until(
       () => client.request('system_chain'),
-      (answer) => answer.result === 'Custom',
+      (answer) => answer.result === REAL_CHAIN_NAME,
       'the node to take calls again',
     );
     client.close();
