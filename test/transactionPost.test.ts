@@ -25,11 +25,11 @@ import { devnetSigner, type Signer } from './support/signer';
 const UNIT = 10n ** 12n;
 
 /**
- * What a node says to a transaction sent again after it landed: chopsticks checks its nonce
- * (stale); a real node's pool has banned it for a while after seeing it included, and says so
- * before any check.
+ * What a node may say to a transaction sent again after it landed: chopsticks checks its nonce
+ * (stale); a real node's pool bans it for a while once it has seen it included, and says so
+ * before any check (before that, the nonce is stale there too).
  */
-const LANDED_AGAIN = ON_REAL_NODE ? 'temporarilyBanned' : 'stale';
+const LANDED_AGAIN = ON_REAL_NODE ? ['temporarilyBanned', 'stale'] : ['stale'];
 
 let devnet: Devnet;
 let signer: Signer;
@@ -231,11 +231,15 @@ describe('bodies refused before the node is asked', () => {
 
 describe('POST /transaction/dry-run', () => {
   const dry = (base: string, body: Record<string, unknown>) => post(base, '/transaction/dry-run', body);
-  /** The same dry run on both at the finalized head: asked together, and again (twice at most) when a real node's head moved between the two. */
+  /** The same dry run on both at the finalized head: asked together, and again (three times at most) when a real node's head moved between the two. */
   const dryBoth = async (body: Record<string, unknown>, theirBody = body) => {
     const together = () => Promise.all([dry(fastcar.url, body), dry(sidecar.url, theirBody)]);
     let [ours, theirs] = await together();
-    for (let tries = 2; tries > 0 && JSON.stringify(ours.body.at) !== JSON.stringify(theirs.body.at); tries--) [ours, theirs] = await together();
+    for (let tries = 3; tries > 0 && JSON.stringify(ours.body.at) !== JSON.stringify(theirs.body.at); tries--) {
+      // fastcar's head is the one it follows, a moment behind the node's own just after a block: let it catch up.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      [ours, theirs] = await together();
+    }
     return [ours, theirs] as const;
   };
 
@@ -357,7 +361,8 @@ describe('POST /transaction', () => {
     const theirs = await post(sidecar.url, '/transaction', { tx: transfer });
     expect(theirs.status).toBe(400);
     expect(ours.status).toBe(400);
-    expect(ours.body).toEqual(withoutStack(theirs.body, LANDED_AGAIN));
+    expect(LANDED_AGAIN).toContain(ours.body.reason);
+    expect(ours.body).toEqual(withoutStack(theirs.body, ours.body.reason as string));
 
     // One bit of the signature changed (the signature starts after the length, version, address type and 32-byte address).
     const fresh = await signer.transfer(UNIT);
@@ -396,7 +401,8 @@ describe('behind the caching JSON-RPC proxy', () => {
       const block = await devnet.chain.newBlock();
       expect(await block.extrinsics).toContain(tx);
       const again = await post(behind.url, '/transaction', { tx });
-      expect({ status: again.status, reason: again.body.reason }).toEqual({ status: 400, reason: LANDED_AGAIN });
+      expect(again.status).toBe(400);
+      expect(LANDED_AGAIN).toContain(again.body.reason);
     } finally {
       await behind.close();
       await proxy.close();
