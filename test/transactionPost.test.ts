@@ -362,7 +362,9 @@ describe('POST /transaction', () => {
     expect(theirs.status).toBe(400);
     expect(ours.status).toBe(400);
     expect(LANDED_AGAIN).toContain(ours.body.reason);
-    expect(ours.body).toEqual(withoutStack(theirs.body, ours.body.reason as string));
+    // A real pool may ban it between the two submissions: there the same answer but for the node's words.
+    const nodeWords = ON_REAL_NODE ? { cause: undefined, reason: undefined } : {};
+    expect({ ...ours.body, ...nodeWords }).toEqual({ ...withoutStack(theirs.body, ours.body.reason as string), ...nodeWords });
 
     // One bit of the signature changed (the signature starts after the length, version, address type and 32-byte address).
     const fresh = await signer.transfer(UNIT);
