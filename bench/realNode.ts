@@ -22,11 +22,11 @@
 // polkadot-rest-api, and the goals of issue 44 met or missed; writes bench/results/realnode.json.
 import '../devnet/quiet';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, homedir, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 
-import { serveRealChain } from '../devnet/realNode';
+import { FASTCAR_CACHE, serveRealChain } from '../devnet/realNode';
 import type { DevnetProcess } from '../harness/devnetProcess';
 import { startBareServer } from '../harness/bareServer';
 import { processCpuMs, startFastcarProcess, startPrapi, startSidecar, type Peer } from '../harness/processes';
@@ -108,8 +108,7 @@ function parseOptions(argv: string[]): Options {
 /** polkadot-rest-api's binary: PRAPI_BIN, or the release build in fastcar's cache directory. */
 function prapiBinary(): string | undefined {
   if (process.env.PRAPI_BIN) return process.env.PRAPI_BIN;
-  const cache = process.env.FASTCAR_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'fastcar');
-  const built = join(cache, 'prapi-target', 'release', 'polkadot-rest-api');
+  const built = join(FASTCAR_CACHE, 'prapi-target', 'release', 'polkadot-rest-api');
   return existsSync(built) ? built : undefined;
 }
 

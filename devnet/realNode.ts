@@ -21,7 +21,9 @@ export const OMNI_NODE_VERSION = '0.24.0';
 export const REAL_BLOCK_TIME_MS = 1000;
 
 /** Where builds, specs and the seeded chain are kept between runs: outside the repository. */
-export const REAL_NODE_CACHE = join(process.env.FASTCAR_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'fastcar'), 'realnode');
+/** fastcar's own cache folder (builds, the real node's spec and chain), as scripts/ensure-node.sh finds it. */
+export const FASTCAR_CACHE = process.env.FASTCAR_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'fastcar');
+export const REAL_NODE_CACHE = join(FASTCAR_CACHE, 'realnode');
 
 /**
  * The node's binary, or undefined with the one line saying how to get it
