@@ -18,7 +18,7 @@ import { fetchVersion, knownVersion } from '../shared/at/blockAt';
 import type { BlockIds } from '../shared/at/blockIds';
 import { queryInfo } from '../fees';
 import type { Runtime, RuntimeRegistry } from '../runtimes';
-import { bytesOf, notAnExtrinsic } from './submittedTx';
+import { bytesOf, lengthPrefixDisagrees, notAnExtrinsic } from './submittedTx';
 
 /** Sidecar's summary for every estimate it cannot make. */
 const CANNOT_ESTIMATE = 'Unable to fetch fee info';
@@ -64,7 +64,10 @@ export class FeeEstimates {
     const known = await knownVersion(this.cache, hash);
     const guess = known ? undefined : this.runtimes.newest;
     let info: RuntimeDispatchInfo;
-    if (guess && notAnExtrinsic(guess.registry, bytes) === undefined) {
+    const refusedByGuess = guess ? notAnExtrinsic(guess.registry, bytes) : undefined;
+    // Refused whatever the block's runtime: no call to learn which it is.
+    if (refusedByGuess && lengthPrefixDisagrees(bytes)) throw new TransactionError(CANNOT_ESTIMATE, sent, refusedByGuess, at);
+    if (guess && refusedByGuess === undefined) {
       // Settled either way: a failure made with the wrong runtime is not the answer.
       const guessed = this.ask(guess, hash, bytes, sent, at).then(
         (made) => ({ made }),

@@ -2,7 +2,7 @@
 // extrinsic envelope decoded with the runtime's own registry, so a hex that is not
 // an extrinsic is refused before the node is asked anything about it.
 import type { TypeRegistry } from '@polkadot/types';
-import { hexToU8a } from '@polkadot/util';
+import { compactFromU8aLim, hexToU8a } from '@polkadot/util';
 
 import { badRequest } from '../../errors';
 
@@ -33,3 +33,18 @@ export function notAnExtrinsic(registry: TypeRegistry, bytes: Uint8Array): strin
 }
 
 export const bytesOf = (tx: `0x${string}`) => hexToU8a(tx);
+
+/**
+ * Whether the bytes' own length prefix disagrees with how many there are: then no runtime reads
+ * them as one extrinsic, and a refusal made with any runtime's registry holds for the block's.
+ */
+export function lengthPrefixDisagrees(bytes: Uint8Array): boolean {
+  if (bytes.length === 0) return true;
+  try {
+    const [offset, length] = compactFromU8aLim(bytes);
+    return offset + length !== bytes.length;
+  } catch {
+    // A prefix past 48 bits: far more bytes than any body may carry.
+    return true;
+  }
+}
