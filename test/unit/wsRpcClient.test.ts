@@ -25,6 +25,8 @@ class FakeNode {
   readonly calls: Call[] = [];
   readonly sockets: WebSocket[] = [];
   connections = 0;
+  /** Pongs the client sent without a ping (its acknowledgements of answers while others are due). */
+  pongs = 0;
   handler: Handler = (call, socket) => reply(socket, call.id, `${call.method}:${JSON.stringify(call.params)}`);
 
   constructor(port = 0) {
@@ -32,6 +34,7 @@ class FakeNode {
     this.server.on('connection', (socket) => {
       this.connections += 1;
       this.sockets.push(socket);
+      socket.on('pong', () => (this.pongs += 1));
       socket.on('message', (data) => {
         const message = JSON.parse(data.toString()) as Call | Call[];
         for (const call of Array.isArray(message) ? message : [message]) {
@@ -139,18 +142,45 @@ describe('calls', () => {
     const writes = countSocketWrites(Number(new URL(await node.url()).port), 'remote');
     try {
       await Promise.all(Array.from({ length: 20 }, (_, i) => rpc.send('together', [i])));
-      expect(writes.count).toBe(1);
+      // Besides the calls, only the pongs acknowledging answers while others were due.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(writes.count - node.pongs).toBe(1);
+      node.pongs = 0;
+      writes.count = 0;
       const apart: Promise<unknown>[] = [];
       for (let i = 0; i < 20; i++) {
         apart.push(rpc.send('apart', [i]));
         await new Promise((resolve) => setImmediate(resolve));
       }
       await Promise.all(apart);
-      expect(writes.count).toBe(21);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(writes.count - node.pongs).toBe(20);
     } finally {
       writes.restore();
     }
     expect(node.calls.filter((call) => call.method === 'together').map((call) => call.params[0])).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+});
+
+describe('acknowledging answers', () => {
+  it('sends an unsolicited pong after each answer while other calls are still due, and none when nothing is', async () => {
+    const held: Call[] = [];
+    node.handler = (call, socket) => {
+      held.push(call);
+      if (held.length < 3) return;
+      // Three answers in three messages, apart: a real node writes each when its call is done.
+      for (const [i, each] of held.entries()) setTimeout(() => reply(socket, each.id, each.method), 20 * i);
+    };
+    const rpc = await connected();
+    expect(await Promise.all([rpc.send('a', []), rpc.send('b', []), rpc.send('c', [])])).toEqual(['a', 'b', 'c']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(node.pongs).toBe(2);
+
+    node.handler = (call, socket) => reply(socket, call.id, call.method);
+    node.pongs = 0;
+    for (const method of ['d', 'e', 'f']) expect(await rpc.send(method, [])).toBe(method);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(node.pongs).toBe(0);
   });
 });
 
