@@ -41,6 +41,7 @@ function realNodeProject() {
       testMatch: [...REAL_NODE_SUITES.map((name) => `<rootDir>/test/${name}.test.ts`), '<rootDir>/test/realNode/**/*.test.ts'],
       setupFiles: ['<rootDir>/test/support/onRealNode.ts'],
       globalSetup: '<rootDir>/test/support/realNodeSetup.ts',
+      globalTeardown: '<rootDir>/test/support/realNodeTeardown.ts',
     },
   ];
 }

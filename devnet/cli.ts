@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { DevnetSetupError, ensureChainSpec, startDevnet, type Devnet } from './chain';
 import { CODE_KEY, dropRepeatedCode } from './compact';
 import { CHAIN_DB_PATH, CHAIN_DIR, CHAIN_MANIFEST_PATH } from './paths';
-import { REAL_BLOCK_TIME_MS, serveRealChain } from './realNode';
+import { nodeBinary, packSeededChain, REAL_BLOCK_TIME_MS, serveRealChain } from './realNode';
 import { seedChain, type SeedManifest } from './seed';
 import { seedVersion } from './seedVersion';
 
@@ -93,6 +93,11 @@ export function devnetPort(): number {
 async function main() {
   const command = process.argv[2] ?? 'serve';
   const started = Date.now();
+  if (command === 'seed' && process.argv.includes('--real')) {
+    const packed = await packSeededChain(nodeBinary(), (line) => process.stderr.write(`${line}\n`));
+    console.log(`real node's seeded chain kept in ${packed}`);
+    return;
+  }
   if (command === 'seed') {
     const manifest = await seedStoredChain();
     console.log(`devnet seeded: blocks 0-${manifest.head.number} in ${manifest.seconds}s (${CHAIN_DB_PATH})`);

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 
 import type { Devnet } from './chain';
 import { DevnetSetupError, loadRuntime } from './genesis';
@@ -331,11 +331,50 @@ function seededChainDir(): string {
   return join(REAL_NODE_CACHE, `seeded-${OMNI_NODE_VERSION}-${specKey()}-${seedVersion() ?? 'packaged'}`);
 }
 
+/**
+ * The seeded chain as the repository keeps it (`npm run devnet:seed -- --real` writes it), under
+ * the same name: a fresh machine (CI) unpacks it in a second instead of seeding for minutes. One
+ * made by another node version, runtime or seed has another name, and is not used.
+ */
+function packedSeededChain(): string {
+  return join(DEVNET_DIR, 'real-chain', `${basename(seededChainDir())}.tar.gz`);
+}
+
+/** The kept copy unpacked into the cache, when the repository has one for this node, runtime and seed. */
+function unpackSeededChain(dir: string): boolean {
+  const packed = packedSeededChain();
+  if (!existsSync(packed)) return false;
+  const partial = `${dir}.partial-${process.pid}`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial, { recursive: true });
+  execFileSync('tar', ['-xzf', packed, '-C', partial]);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(partial, dir);
+  return true;
+}
+
+/** The seeded chain (seeded first if this machine has none) kept in the repository (devnet/real-chain/), older copies removed. */
+export async function packSeededChain(binary: string, progress?: (line: string) => void): Promise<string> {
+  await ensureSeededRealChain(binary, progress);
+  const packed = packedSeededChain();
+  const folder = dirname(packed);
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
+  // Names and times left out: the same chain packs to the same bytes.
+  execFileSync('tar', ['--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-I', 'gzip -n', '-cf', packed, '-C', seededChainDir(), '.']);
+  return packed;
+}
+
 /** The seeded chain, made the first time (about four minutes: 210 blocks at one a second). */
 export async function ensureSeededRealChain(binary: string, progress?: (line: string) => void): Promise<SeededChain> {
   const dir = seededChainDir();
   const manifestPath = join(dir, 'manifest.json');
-  if (existsSync(manifestPath)) return { dbDir: join(dir, 'db'), manifest: JSON.parse(readFileSync(manifestPath, 'utf8')) as SeedManifest };
+  const kept = () => ({ dbDir: join(dir, 'db'), manifest: JSON.parse(readFileSync(manifestPath, 'utf8')) as SeedManifest });
+  if (existsSync(manifestPath)) return kept();
+  if (unpackSeededChain(dir)) {
+    progress?.(`real node: the seeded chain unpacked from ${relative(process.cwd(), packedSeededChain())}`);
+    return kept();
+  }
   const spec = realChainSpec(binary);
   const partial = `${dir}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });

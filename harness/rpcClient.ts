@@ -18,6 +18,8 @@ export async function connectRpc(url: string): Promise<RpcClient> {
     const waiting = pending.get(message.id);
     if (!waiting) return;
     pending.delete(message.id);
+    // As fastcar's own client does (src/rpc/wsRpcClient.ts): the node's next answer is not held for a delayed acknowledgement.
+    if (pending.size > 0) socket.pong();
     if (message.error) waiting.reject(new Error(JSON.stringify(message.error)));
     else waiting.resolve(message.result);
   });

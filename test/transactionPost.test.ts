@@ -37,7 +37,7 @@ let sidecar: Peer;
 let fastcar: Fastcar;
 
 beforeAll(async () => {
-  ({ devnet } = await startDevnet());
+  ({ devnet } = await startDevnet({ submits: true }));
   [signer, sidecar, fastcar] = await Promise.all([
     devnetSigner(devnet.wsUrl),
     startSidecar(devnet.wsUrl, '/runtime/spec', {}, 20),

@@ -172,7 +172,7 @@ jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
 
 beforeAll(async () => {
   // Its relay chain beside it, as a wallet's server is set up: staking progress on an Asset Hub reads it.
-  [{ devnet }, relay] = await Promise.all([startDevnet(), startRelayDevnet({ port: 0 })]);
+  [{ devnet }, relay] = await Promise.all([startDevnet({ submits: true }), startRelayDevnet({ port: 0 })]);
   [signer, sidecar, fastcar] = await Promise.all([
     devnetSigner(devnet.wsUrl),
     startSidecar(devnet.wsUrl, '/runtime/spec', { SAS_SUBSTRATE_MULTI_CHAIN_URL: JSON.stringify([{ url: relay.wsUrl, type: 'relay' }]) }, 20),

@@ -5,7 +5,7 @@
 import '../../devnet/quiet';
 import type { Devnet } from '../../devnet/chain';
 import { serveStoredChain } from '../../devnet/cli';
-import { nodeCall, poolFedChain, serveRealChain } from '../../devnet/realNode';
+import { ensureSeededRealChain, nodeBinary, nodeCall, poolFedChain, serveRealChain } from '../../devnet/realNode';
 import type { SeedManifest } from '../../devnet/seed';
 
 /** Whether this test process runs its suites beside the real node. */
@@ -17,10 +17,31 @@ export const ON_REAL_NODE = process.env.FASTCAR_TEST_NODE === 'real';
  */
 export const TEST_BLOCK_TIME_MS = 2000;
 
-/** `realBlockTimeMs`: beside the real node, its block time for this suite (a pool that must keep a transaction a while). */
-export async function startDevnet(options: { realBlockTimeMs?: number } = {}): Promise<{ devnet: Devnet; manifest: SeedManifest }> {
+/** Where the node shared by the real-node suites that only read answers (set by test/support/realNodeSetup.ts). */
+export const SHARED_REAL_NODE_ENV = 'FASTCAR_SHARED_REAL_NODE';
+
+export interface SharedRealNode {
+  wsUrl: string;
+  httpUrl: string;
+  port: number;
+}
+
+/**
+ * Beside the real node: `realBlockTimeMs`, its block time for this suite (a pool that must keep a
+ * transaction a while); `submits`, the suite sends transactions (Alice's nonce is its own). Either
+ * starts a node of its own; other suites share the one node of the run, which they only read.
+ */
+export async function startDevnet(options: { realBlockTimeMs?: number; submits?: boolean } = {}): Promise<{ devnet: Devnet; manifest: SeedManifest }> {
   if (!ON_REAL_NODE) return serveStoredChain(0);
-  const served = await serveRealChain({ blockTimeMs: options.realBlockTimeMs ?? TEST_BLOCK_TIME_MS });
+  const sharedJson = process.env[SHARED_REAL_NODE_ENV];
+  const ownNode = options.realBlockTimeMs !== undefined || options.submits === true || !sharedJson;
+  const served = ownNode
+    ? await serveRealChain({ blockTimeMs: options.realBlockTimeMs ?? TEST_BLOCK_TIME_MS })
+    : {
+        node: JSON.parse(sharedJson as string) as SharedRealNode,
+        manifest: (await ensureSeededRealChain(nodeBinary())).manifest,
+        close: async () => undefined,
+      };
   const { node } = served;
   const finalized = await nodeCall<string>(node.httpUrl, 'chain_getFinalizedHead');
   const { number } = await nodeCall<{ number: string }>(node.httpUrl, 'chain_getHeader', [finalized]);
