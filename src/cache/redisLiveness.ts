@@ -26,7 +26,8 @@ export class RedisLiveness {
     private readonly client: Redis,
     private readonly say: LivenessWords,
   ) {
-    client.on('error', () => this.lost());
+    // An error need not close the connection: then no 'ready' follows, and only a ping finds Redis again.
+    client.on('error', () => this.failed());
     client.on('close', () => this.lost());
     client.on('ready', () => this.found());
   }
