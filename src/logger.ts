@@ -6,7 +6,29 @@ import pino from 'pino';
 export type Logger = pino.Logger;
 
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'fastcar' } }, pino.destination({ sync: false, minLength: 4096 }));
+  return pino({ level, base: { service: 'fastcar' } }, flushingDestination());
+}
+
+/**
+ * pino's asynchronous destination, whose flush always writes. sonic-boom skips a flush asked
+ * while an earlier write is still out, and what it holds then waits for 4 KB more lines: an
+ * operator could miss "Redis is back" for hours. So a flush is asked once more when that write is done.
+ */
+function flushingDestination() {
+  const destination = pino.destination({ sync: false, minLength: 4096 });
+  const flushBuffered = destination.flush.bind(destination);
+  const again = () => {
+    try {
+      flushBuffered();
+    } catch {
+      // Closed meanwhile: nothing left to write.
+    }
+  };
+  destination.flush = (done?: (error?: Error) => unknown) => {
+    flushBuffered(done);
+    destination.once('write', () => setImmediate(again));
+  };
+  return destination;
 }
 
 /**

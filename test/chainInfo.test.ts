@@ -66,7 +66,7 @@ describe('/runtime/spec', () => {
   });
 
   it('names the head for a height beyond it (400), where sidecar 20 answers 500 on this node', async () => {
-    const message = await compareError(`/runtime/spec?at=${manifest.head.number + 1000}`, 400, 500);
+    const message = await compareError(`/runtime/spec?at=${manifest.head.number + 1_000_000}`, 400, 500);
     expect(message).toMatch(/^Specified block number is larger than the current largest block\. The largest known block number is \d+\.$/);
   });
 
