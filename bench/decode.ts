@@ -37,7 +37,7 @@ import autocannon from 'autocannon';
 import { serveStoredChain } from '../devnet/cli';
 import { askEach } from '../harness/http';
 import { peakRssMb, processCpuMs, threadCpuMs, startFastcarProcess, startPrapi, startSidecar, type Peer } from '../harness/processes';
-import { startMemoRelay, type RelayedCall } from '../harness/relay';
+import { startMemoTap, type TappedCall } from '../harness/rpcTap';
 import { connectRpc, type RpcClient } from '../harness/rpcClient';
 import { startSpamNode } from '../harness/spamBlock';
 import { createLogger } from '../src/logger';
@@ -70,7 +70,7 @@ const PRAPI_BIN = process.env.PRAPI_BIN;
 const ONLY = process.env.DECODE_ONLY;
 if (ONLY !== undefined && ONLY !== 'walk' && ONLY !== 'big') throw new Error(`DECODE_ONLY=${ONLY}: walk or big, or unset for the whole run`);
 /** `Core_version`, however asked (legacy or archive_v1). */
-const isCoreVersion = (call: RelayedCall) =>
+const isCoreVersion = (call: TappedCall) =>
   (call.method === 'state_call' && call.params?.[0] === 'Core_version') || (call.method === 'archive_v1_call' && call.params?.[1] === 'Core_version');
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -301,7 +301,7 @@ async function main() {
   //    a few milliseconds that weigh on the fastest one's ratios most.
   //    fastcar with its cache off; sidecar asked with a new paraId each time (a new key in its block cache);
   //    polkadot-rest-api (no block cache) when at hand; the raw fetch again, in the same turns.
-  const memo = await startMemoRelay(devnet.wsUrl, isCoreVersion);
+  const memo = await startMemoTap(devnet.wsUrl, isCoreVersion);
   const cold = await withPeers(
     () => startServices(memo.url),
     async (peers) => {

@@ -1,5 +1,5 @@
 // `npm run bench:fleet`: what a fleet costs the node. 1, 3 and 5 fastcar replicas share
-// one Redis on the devnet, each reaching the node through a counting relay of its own,
+// one Redis on the devnet, each reaching the node through an RPC tap of its own,
 // each with its extrinsic index and prebuilder on, as deployed. One client per replica
 // asks its replica for each new finalized block (`/blocks/{n}` and `/blocks/{n}/header`)
 // the moment it is built, as exchanges and indexers do. Two kinds of block:

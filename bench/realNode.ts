@@ -3,7 +3,7 @@
 // (devnet/realNode.ts), fastcar beside sidecar 20.14.1 and polkadot-rest-api (sidecar's Rust
 // successor) on the same blocks, in one run:
 //   - cold /blocks with fees and without, at one connection and at ten, the node local and
-//     `--delay-ms` away (each service fresh, behind a counting relay process of its own:
+//     `--delay-ms` away (each service fresh, behind an RPC tap process of its own:
 //     calls and waves per request; its process CPU and the node's per request, from /proc);
 //   - the 500+-extrinsic block cold, each service fresh and JIT-warm from other blocks, its
 //     first answer and the median of the next, beside the raw fetch of the block and its
@@ -30,7 +30,7 @@ import { FASTCAR_CACHE, serveRealChain } from '../devnet/realNode';
 import type { DevnetProcess } from '../harness/devnetProcess';
 import { startBareServer } from '../harness/bareServer';
 import { processCpuMs, startFastcarProcess, startPrapi, startSidecar, type Peer } from '../harness/processes';
-import { startRelayProcess, type RemoteRelay } from '../harness/relayProcess';
+import { startTapProcess, type RemoteTap } from '../harness/rpcTapProcess';
 import { connectRpc, type RpcClient } from '../harness/rpcClient';
 import { walletRounds, type WalletRow } from './walletRounds';
 
@@ -143,13 +143,13 @@ async function runFixed(url: string, paths: string[], connections: number) {
 interface Started {
   service: Service;
   peer: Peer;
-  relay: RemoteRelay;
+  relay: RemoteTap;
 }
 
-/** The three services, fresh, each behind a counting relay process of its own `delayMs` from the node. */
+/** The three services, fresh, each behind an RPC tap process of its own `delayMs` from the node. */
 async function startTrio(nodeUrl: string, delayMs: number, prapiBin: string | undefined, fastcarEnv: Record<string, string>): Promise<Started[]> {
   const services: Service[] = ['fastcar', 'sidecar20', ...(prapiBin ? (['prapi'] as const) : [])];
-  const relays = await Promise.all(services.map(() => startRelayProcess(nodeUrl, delayMs)));
+  const relays = await Promise.all(services.map(() => startTapProcess(nodeUrl, delayMs)));
   const peers = await Promise.all(
     services.map((service, i) => {
       const url = relays[i].url;

@@ -15,7 +15,7 @@ import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
 import { renderChart } from './chart';
 import { startBareServer } from '../harness/bareServer';
-import { startRelay, type Relay } from '../harness/relay';
+import { startTap, type RpcTap } from '../harness/rpcTap';
 import { walletRounds, walletTable, type WalletRow } from './walletRounds';
 import type { ProviderCounts, ProviderLimits } from '../harness/hostedProvider';
 import { startHostedProviderProcess, type RemoteProvider } from '../harness/hostedProviderProcess';
@@ -97,7 +97,7 @@ interface Measurement {
 interface Target {
   service: Measurement['service'];
   url: string;
-  relay?: Relay;
+  relay?: RpcTap;
   provider?: RemoteProvider;
 }
 
@@ -215,7 +215,7 @@ async function measure(
 async function freshPair(nodeUrl: string, delayMs: number, cacheBytes: number, throughProxy = false) {
   const proxies = throughProxy ? await Promise.all([0, 1].map(() => startProxyFor(nodeUrl))) : [];
   const upstreamOf = (i: number) => (throughProxy ? `ws://${proxies[i].address}` : nodeUrl);
-  const [sidecarRelay, fastcarRelay] = await Promise.all([startRelay(upstreamOf(0), delayMs), startRelay(upstreamOf(1), delayMs)]);
+  const [sidecarRelay, fastcarRelay] = await Promise.all([startTap(upstreamOf(0), delayMs), startTap(upstreamOf(1), delayMs)]);
   const [sidecar, fastcar] = await Promise.all([
     startSidecar(sidecarRelay.url),
     startFastcarProcess(fastcarRelay.url, { FASTCAR_CACHE_MAX_BYTES: String(cacheBytes) }),

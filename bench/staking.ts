@@ -3,7 +3,7 @@
 // devnet/stakingEras.ts written into it at a real chain's size (CROWD: 300 validators an
 // era, exposure pages as full as the runtime's MaxExposurePageSize allows), near (no
 // delay) and far (BENCH_STAKING_DELAY_MS each way, 5 by default). Each service behind its
-// own counting relay; the devnet, the relays and both services each in a process of their
+// own RPC tap; the devnet, the relays and both services each in a process of their
 // own. First asks: each service started afresh (nothing kept), then asked for stakers it
 // has not been asked about, one at a time and ten at a time. BENCH_STAKING_REQUESTS
 // (0 by default) adds repeated questions, 10 at a time. Writes bench/results/staking.json.
@@ -19,8 +19,8 @@ import { crowdNominator, crowdValidatorIds, type CrowdSize } from '../devnet/sta
 import { FIRST_ERA, LAST_ERA, writeStakingEras, type StakingWorld } from '../devnet/stakingEras';
 import { startDevnetProcess } from '../harness/devnetProcess';
 import { startFastcarProcess, startSidecar, type Peer } from '../harness/processes';
-import { startMemoRelay } from '../harness/relay';
-import { startRelayProcess, type RemoteRelay } from '../harness/relayProcess';
+import { startMemoTap } from '../harness/rpcTap';
+import { startTapProcess, type RemoteTap } from '../harness/rpcTapProcess';
 import { measure, walletTable, type Request, type Target, type WalletRow } from './walletRounds';
 
 /** Polkadot elects 297 validators; the runtime's page size (64 on Westend's Asset Hub) sets the pages. */
@@ -64,7 +64,7 @@ async function listErasOnce(url: string, hash: string) {
 }
 
 async function startPair(devnetUrl: string, delay: number) {
-  const [sidecarRelay, fastcarRelay] = await Promise.all([startRelayProcess(devnetUrl, delay), startRelayProcess(devnetUrl, delay)]);
+  const [sidecarRelay, fastcarRelay] = await Promise.all([startTapProcess(devnetUrl, delay), startTapProcess(devnetUrl, delay)]);
   const [sidecar, fastcar] = await Promise.all([
     startSidecar(sidecarRelay.url, '/runtime/spec', {}, 20),
     startFastcarProcess(fastcarRelay.url, { FASTCAR_PREBUILD_BLOCKS: '0' }),
@@ -78,7 +78,7 @@ async function startPair(devnetUrl: string, delay: number) {
   const stop = async () => {
     await Promise.all([sidecar.stop(), fastcar.stop(), sidecarRelay.close(), fastcarRelay.close()]);
   };
-  return { targets, peers: [sidecar, fastcar] as Peer[], relays: [sidecarRelay, fastcarRelay] as RemoteRelay[], stop };
+  return { targets, peers: [sidecar, fastcar] as Peer[], relays: [sidecarRelay, fastcarRelay] as RemoteTap[], stop };
 }
 
 async function main() {
@@ -97,7 +97,7 @@ async function main() {
     sizes = await eraSizes(api, world);
     console.error(`eras written and listed in ${Math.round((Date.now() - started) / 1000)} s: ${JSON.stringify(sizes)}`);
     await api.disconnect();
-    const memo = await startMemoRelay(devnet.wsUrl, (call) => call.method === 'state_getKeysPaged', 64 * 1024 * 1024);
+    const memo = await startMemoTap(devnet.wsUrl, (call) => call.method === 'state_getKeysPaged', 64 * 1024 * 1024);
     closers.push(() => memo.close());
     await listErasOnce(memo.url, world.hash);
     const nodeUrl = memo.url;

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 
 import { serveStoredChain } from '../devnet/cli';
 import { peakRssMb, rssMb, startFastcarProcess, startSidecar, type Peer } from '../harness/processes';
-import { startRelay, type Relay } from '../harness/relay';
+import { startTap, type RpcTap } from '../harness/rpcTap';
 import { openStream, type SseStream } from '../harness/sseClient';
 
 interface Options {
@@ -143,8 +143,8 @@ const percentile = (values: number[], p: number) => {
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** A relay that also notes when the node announced each finalized height. */
-async function countingRelay(nodeUrl: string, finalizedAt: Map<number, number>): Promise<Relay> {
-  return startRelay(nodeUrl, 0, 0, undefined, (message) => {
+async function countingRelay(nodeUrl: string, finalizedAt: Map<number, number>): Promise<RpcTap> {
+  return startTap(nodeUrl, 0, 0, undefined, (message) => {
     const { method, params } = message as { method?: string; params?: { result?: { number?: string } } };
     if (method === 'chain_finalizedHead' && params?.result?.number) {
       const height = parseInt(params.result.number, 16);
@@ -173,7 +173,7 @@ interface Window {
  */
 async function buildBlocks(
   devnet: Awaited<ReturnType<typeof serveStoredChain>>['devnet'],
-  relay: Relay,
+  relay: RpcTap,
   pid: number,
   count: number,
   gapMs: number,

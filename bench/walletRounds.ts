@@ -1,6 +1,6 @@
 // The wallet rounds of the benchmarks: the routes a wallet or an exchange syncs with,
 // fastcar against sidecar's final line (20.14.1) on one devnet, each service behind its
-// own counting relay, near (no delay) and far (a delay each way). Scenarios: balance-info
+// own RPC tap, near (no delay) and far (a delay each way). Scenarios: balance-info
 // over many distinct accounts (a repeated account is answered from polkadot.js's own
 // cache in sidecar, which no real sync is), new to the node or read by it once before,
 // one account at many heights, transaction material, the runtime spec, pallet storage
@@ -14,7 +14,7 @@ import { cryptoWaitReady, decodeAddress, encodeAddress, randomAsU8a } from '@pol
 
 import { startDevnetProcess, type DevnetProcess } from '../harness/devnetProcess';
 import { startFastcarProcess, startPrapi, startSidecar, type Peer } from '../harness/processes';
-import { startRelayProcess, type RemoteRelay } from '../harness/relayProcess';
+import { startTapProcess, type RemoteTap } from '../harness/rpcTapProcess';
 import { connectRpc, type RpcClient } from '../harness/rpcClient';
 import { balanceKeys } from '../src/services/accounts/balanceStorage';
 
@@ -45,7 +45,7 @@ export interface Request {
 export interface Target {
   service: 'fastcar' | 'sidecar' | 'prapi';
   url: string;
-  relay: RemoteRelay;
+  relay: RemoteTap;
 }
 
 export interface WalletRow {
@@ -221,7 +221,7 @@ export async function walletRounds(
       [`+${options.delayMs}ms rpc: `, options.delayMs],
     ] as const) {
       const [sidecarRelay, fastcarRelay, prapiRelay] = await Promise.all(
-        [0, 1, ...(options.prapiBin ? [2] : [])].map(() => startRelayProcess(devnet.wsUrl, delayMs)),
+        [0, 1, ...(options.prapiBin ? [2] : [])].map(() => startTapProcess(devnet.wsUrl, delayMs)),
       );
       const [sidecar, fastcar, prapi] = await Promise.all([
         startSidecar(sidecarRelay.url, '/runtime/spec', {}, 20),

@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { freePort, startMainProcess } from './processes';
-import { startRelay, type Relay, type RelayRoute } from './relay';
+import { startTap, type RpcTap, type TapRoute } from './rpcTap';
 
 const ROOT = join(__dirname, '..');
 
 export interface Replica {
   url: string;
   metricsUrl: string;
-  relay: Relay;
+  relay: RpcTap;
   pid: number;
   /** Everything it has printed (its warnings and errors). */
   output(): string;
@@ -25,9 +25,9 @@ export interface Replica {
   stop(): Promise<void>;
 }
 
-/** One fastcar replica from the sources, behind a counting relay to `nodeUrl` (which `route` may steer). */
-export async function startReplica(nodeUrl: string, env: Record<string, string>, route?: RelayRoute): Promise<Replica> {
-  const relay = await startRelay(nodeUrl, 0, 0, route);
+/** One fastcar replica from the sources, behind an RPC tap to `nodeUrl` (which `route` may steer). */
+export async function startReplica(nodeUrl: string, env: Record<string, string>, route?: TapRoute): Promise<Replica> {
+  const relay = await startTap(nodeUrl, 0, 0, route);
   const [port, metricsPort] = await Promise.all([freePort(), freePort()]);
   const started = await startMainProcess(
     {

@@ -12,7 +12,7 @@ import type { EventRecord, Header } from '@polkadot/types/interfaces';
 import { compactToU8a, hexToU8a, u8aConcat, u8aToHex } from '@polkadot/util';
 import { blake2AsHex, cryptoWaitReady } from '@polkadot/util-crypto';
 
-import { startRelay } from './relay';
+import { startTap } from './rpcTap';
 import { connectRpc } from './rpcClient';
 
 type Hex = `0x${string}`;
@@ -109,7 +109,7 @@ export async function startSpamNode(devnetUrl: string, options: { count: number;
   const hash = (registry.createType('Header', rpcHeader) as Header).hash.toHex();
 
   // The new block's own data is answered here; anything else asked at it is asked at its parent, whose state it has.
-  const relay = await startRelay(devnetUrl, 0, 0, ({ method, params = [] }) => {
+  const relay = await startTap(devnetUrl, 0, 0, ({ method, params = [] }) => {
     if (method === 'chain_getBlockHash' && params[0] === number) return { result: hash };
     if (method === 'chain_getBlock' && params[0] === hash) return { result: { block: { header: rpcHeader, extrinsics }, justifications: null } };
     if (method === 'chain_getHeader' && params[0] === hash) return { result: rpcHeader };

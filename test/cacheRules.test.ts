@@ -10,7 +10,7 @@ import { chainServices, type ChainServices } from '../src/services/chain';
 import { FinalizedHead } from '../src/services/finalizedHead';
 import type { Devnet } from '../devnet/chain';
 import { startDevnet } from './support/devnet';
-import { startRelay } from '../harness/relay';
+import { startTap } from '../harness/rpcTap';
 
 class HeldBackFinalized extends FinalizedHead {
   constructor(
@@ -133,7 +133,7 @@ describe('windows of height hashes', () => {
 
   it('grows a window near the finalized head by the heights it lacks only', async () => {
     const lists: number[][] = [];
-    const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => {
+    const relay = await startTap(devnet.wsUrl, 0, 0, (call) => {
       if (call.method === 'chain_getBlockHash' && Array.isArray(call.params?.[0])) lists.push(call.params[0] as number[]);
       return undefined;
     });
@@ -156,7 +156,7 @@ describe('windows of height hashes', () => {
   });
 
   it('falls back to one height per call on a node that answers a list with anything else, and keeps nothing of that answer', async () => {
-    const relay = await startRelay(devnet.wsUrl, 0, 0, (call) =>
+    const relay = await startTap(devnet.wsUrl, 0, 0, (call) =>
       call.method === 'chain_getBlockHash' && Array.isArray(call.params?.[0]) ? { result: ['0x12'] } : undefined,
     );
     const through = new NodeClient({ url: relay.url, timeoutMs: 30_000 });

@@ -7,7 +7,7 @@ import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
 import { startRedis, type Peer } from '../harness/processes';
-import { startRelay, type Relay } from '../harness/relay';
+import { startTap, type RpcTap } from '../harness/rpcTap';
 import { getJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
 import { startDevnet } from './support/devnet';
@@ -18,14 +18,14 @@ let devnet: Devnet;
 let manifest: SeedManifest;
 let signer: Signer;
 let redis: Peer;
-let relay: Relay;
+let relay: RpcTap;
 let fastcar: Fastcar;
 
 beforeAll(async () => {
   ({ devnet, manifest } = await startDevnet());
   signer = await devnetSigner(devnet.wsUrl);
   redis = await startRedis();
-  relay = await startRelay(devnet.wsUrl);
+  relay = await startTap(devnet.wsUrl);
   fastcar = await startFastcarOn(relay.url, { FASTCAR_EXTRINSIC_INDEX_BLOCKS: String(WINDOW), REDIS_URL: redis.url });
   await waitForIndex(fastcar, WINDOW);
 }, 180_000);
@@ -137,7 +137,7 @@ it.each([
 });
 
 it('fills a second instance window from Redis, without reading those blocks from the node', async () => {
-  const secondRelay = await startRelay(devnet.wsUrl);
+  const secondRelay = await startTap(devnet.wsUrl);
   const second = await startFastcarOn(secondRelay.url, { FASTCAR_EXTRINSIC_INDEX_BLOCKS: String(WINDOW), REDIS_URL: redis.url, FASTCAR_PREBUILD_BLOCKS: '0' });
   try {
     await waitForIndex(second, WINDOW);

@@ -6,7 +6,7 @@ import type { Fastcar } from '../src/server';
 import autocannon from 'autocannon';
 
 import { rssMb, startFastcarProcess, freePort } from '../harness/processes';
-import { startRelay, type Relay, type RelayedCall } from '../harness/relay';
+import { startTap, type RpcTap, type TappedCall } from '../harness/rpcTap';
 import { createLogger } from '../src/logger';
 import { proxyConfigFor } from '../src/proxy/proxyConfig';
 import { startProxy } from '../src/proxy/startProxy';
@@ -27,7 +27,7 @@ afterAll(async () => {
 
 it('answers 503 with Retry-After while the node is away, caches nothing then, and recovers by itself', async () => {
   const port = await freePort();
-  let relay: Relay = await startRelay(devnet.wsUrl, 0, port);
+  let relay: RpcTap = await startTap(devnet.wsUrl, 0, port);
   const fastcar: Fastcar = await startFastcarOn(relay.url);
   try {
     expect((await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfers}`)).status).toBe(200);
@@ -41,7 +41,7 @@ it('answers 503 with Retry-After while the node is away, caches nothing then, an
     const health = await getJson(`${fastcar.url}/health`);
     expect(health.status).toBe(503);
 
-    relay = await startRelay(devnet.wsUrl, 0, port);
+    relay = await startTap(devnet.wsUrl, 0, port);
     const back = Date.now();
     let answer = await getJson(`${fastcar.url}/blocks/${during}`);
     while (answer.status !== 200 && Date.now() - back < 5000) {
@@ -61,7 +61,7 @@ it('answers 503 with Retry-After while the node is away, caches nothing then, an
 
 it('after a reconnect, trusts no finalized height until the renewed subscription sends one (a node that never does is asked instead)', async () => {
   const port = await freePort();
-  let relay: Relay = await startRelay(devnet.wsUrl, 0, port);
+  let relay: RpcTap = await startTap(devnet.wsUrl, 0, port);
   const fastcar: Fastcar = await startFastcarOn(relay.url);
   const finalizedAsks = () => relay.counts.methods.chain_getFinalizedHead ?? 0;
   try {
@@ -73,9 +73,7 @@ it('after a reconnect, trusts no finalized height until the renewed subscription
 
     await relay.close();
     // Back, but renewing the subscription gets an id and never a notification (a node or proxy that lost its own).
-    relay = await startRelay(devnet.wsUrl, 0, port, (call) =>
-      call.method === 'chain_subscribeFinalizedHeads' ? { result: 'silent-subscription' } : undefined,
-    );
+    relay = await startTap(devnet.wsUrl, 0, port, (call) => (call.method === 'chain_subscribeFinalizedHeads' ? { result: 'silent-subscription' } : undefined));
     const back = Date.now();
     let answer = await getJson(`${fastcar.url}/blocks/${manifest.blocks.transfer25}`);
     while (answer.status !== 200 && Date.now() - back < 5000) {
@@ -97,13 +95,13 @@ it('after a reconnect, trusts no finalized height until the renewed subscription
 // its events still come): the node lost at any of them fails that request alone.
 const SYSTEM_EVENTS = '0x26aa394eea5630e07c48ae0c9558cef780d41e5e16056765bc8461851072c9d7';
 it.each([
-  ['after the block came and before its events did', (call: RelayedCall) => call.method === 'state_getStorage' && call.params?.[0] === SYSTEM_EVENTS, 20],
-  ['with the block, its events and the rest unanswered', (call: RelayedCall) => call.method === 'chain_getBlock', 0],
+  ['after the block came and before its events did', (call: TappedCall) => call.method === 'state_getStorage' && call.params?.[0] === SYSTEM_EVENTS, 20],
+  ['with the block, its events and the rest unanswered', (call: TappedCall) => call.method === 'chain_getBlock', 0],
 ])(
   'a node lost %s: 503, the process lives on, and recovers',
   async (_when, isCut, dropAfterMs) => {
     let dropping = false;
-    const relay = await startRelay(devnet.wsUrl, 0, 0, (call) => (dropping && isCut(call) ? { dropAfterMs } : undefined));
+    const relay = await startTap(devnet.wsUrl, 0, 0, (call) => (dropping && isCut(call) ? { dropAfterMs } : undefined));
     const fastcar = await startFastcarProcess(relay.url, { FASTCAR_CACHE_MAX_BYTES: '1' }, { fromSource: true });
     try {
       dropping = true;
@@ -129,7 +127,7 @@ it.each([
 
 it('behind a proxy whose node is gone: 503 with Retry-After, /health not ok, and recovery', async () => {
   const port = await freePort();
-  let relay: Relay = await startRelay(devnet.wsUrl, 0, port);
+  let relay: RpcTap = await startTap(devnet.wsUrl, 0, port);
   const { proxy, address } = await startProxy(
     proxyConfigFor([relay.url], { port: 0, healthIntervalMs: 200, timeoutMs: 5000, logLevel: 'silent' }),
     createLogger('silent'),
@@ -148,7 +146,7 @@ it('behind a proxy whose node is gone: 503 with Retry-After, /health not ok, and
     expect(health.status).toBe(503);
     expect(health.body).toMatchObject({ status: 'node unavailable', node: { connected: true, reachable: false } });
 
-    relay = await startRelay(devnet.wsUrl, 0, port);
+    relay = await startTap(devnet.wsUrl, 0, port);
     const back = Date.now();
     let answer = await getJson(`${fastcar.url}/blocks/head`);
     while (answer.status !== 200 && Date.now() - back < 10_000) {
@@ -167,7 +165,7 @@ it('behind a proxy whose node is gone: 503 with Retry-After, /health not ok, and
 }, 60_000);
 
 it('answers 504 when the node is slower than the timeout, and stays responsive meanwhile', async () => {
-  const relay = await startRelay(devnet.wsUrl);
+  const relay = await startTap(devnet.wsUrl);
   const fastcar = await startFastcarOn(relay.url, { FASTCAR_RPC_TIMEOUT_MS: '1000' });
   try {
     relay.setDelay(1500);
@@ -191,7 +189,7 @@ it('answers 504 when the node is slower than the timeout, and stays responsive m
 }, 60_000);
 
 it('keeps its memory flat while a slow node turns a steady load into 504s', async () => {
-  const relay = await startRelay(devnet.wsUrl);
+  const relay = await startTap(devnet.wsUrl);
   // A process of its own, so its memory is its own; a 1-byte cache: every request goes to the node.
   const fastcar = await startFastcarProcess(relay.url, { FASTCAR_RPC_TIMEOUT_MS: '500', FASTCAR_CACHE_MAX_BYTES: '1' }, { fromSource: true });
   try {
@@ -230,7 +228,7 @@ it('keeps its memory flat while a slow node turns a steady load into 504s', asyn
 
 it('under load, losing the node gives 503s, not errors, hangs or crashes, and the load recovers', async () => {
   const port = await freePort();
-  let relay: Relay = await startRelay(devnet.wsUrl, 0, port);
+  let relay: RpcTap = await startTap(devnet.wsUrl, 0, port);
   // A 1-byte cache: every request goes to the node.
   const fastcar = await startFastcarOn(relay.url, { FASTCAR_CACHE_MAX_BYTES: '1' });
   try {
@@ -247,7 +245,7 @@ it('under load, losing the node gives 503s, not errors, hangs or crashes, and th
     await new Promise((resolve) => setTimeout(resolve, 2000));
     await relay.close();
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    relay = await startRelay(devnet.wsUrl, 0, port);
+    relay = await startTap(devnet.wsUrl, 0, port);
     const result = await run;
     const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
     console.log(`under load with a 2.5 s outage: ${JSON.stringify(statuses)}, ${result.errors} errors, ${result.timeouts} timeouts`);

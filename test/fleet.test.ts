@@ -1,6 +1,6 @@
 // A fleet on one machine: fastcar replicas in processes of their own sharing one real
 // Redis, behind nginx as a user runs them, on the devnet, each reaching the node
-// through a counting relay of its own, each with its extrinsic index on. While a client
+// through an RPC tap of its own, each with its extrinsic index on. While a client
 // polls /blocks/head and /blocks/{n} through nginx, a client of each replica asks it for
 // each new block and its header the moment it is built, and each replica has a block
 // stream open, new (small) blocks are finalized: three replicas cost the node what one
@@ -13,7 +13,7 @@
 import type { Devnet } from '../devnet/chain';
 import { callsOf, ensureNginx, HeadPoller, startNginx, startReplica, type Balancer, type Replica } from '../harness/fleet';
 import { startRedis, type Peer } from '../harness/processes';
-import type { RelayedCall } from '../harness/relay';
+import type { TappedCall } from '../harness/rpcTap';
 import { openStream, type SseStream } from '../harness/sseClient';
 import { startDevnet } from './support/devnet';
 
@@ -38,7 +38,7 @@ const held: { hash: string; at: number }[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function routeFor(replica: number) {
-  return (call: RelayedCall) => {
+  return (call: TappedCall) => {
     if (call.method !== 'chain_getBlock') return undefined;
     const hash = String(call.params?.[0]);
     if (replica === holding) {

@@ -11,7 +11,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import type { Devnet } from '../devnet/chain';
 import { startFastcarOn } from '../harness/fastcar';
 import { freePort } from '../harness/processes';
-import { startRelay, type Relay } from '../harness/relay';
+import { startTap, type RpcTap } from '../harness/rpcTap';
 import { fastcarGroups, helmSchema, proxyGroups } from '../scripts/helmSchema';
 import { CONFIG_VARIABLES, loadConfig } from '../src/config';
 import { NODE_FLAGS } from '../src/nodeFlags';
@@ -345,13 +345,13 @@ describe('values that cannot work are refused before anything is installed', () 
 
 describe("the probes it renders, asked of a real fastcar with the chart's settings", () => {
   let devnet: Devnet;
-  let relay: Relay;
+  let relay: RpcTap;
   let fastcar: Fastcar;
   let container: Container;
   beforeAll(async () => {
     container = containerOf(find(render(), 'Deployment', 'fleet-fastcar'));
     ({ devnet } = await startDevnet());
-    relay = await startRelay(devnet.wsUrl, 0, await freePort());
+    relay = await startTap(devnet.wsUrl, 0, await freePort());
     // The pod's settings, on free loopback ports here.
     fastcar = await startFastcarOn(relay.url, { ...envOf(container), FASTCAR_HOST: '127.0.0.1', FASTCAR_PORT: '0', FASTCAR_METRICS_PORT: '0' });
   }, 120_000);

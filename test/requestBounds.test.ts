@@ -5,14 +5,14 @@ import type { Devnet } from '../devnet/chain';
 import type { SeedManifest } from '../devnet/seed';
 import type { Fastcar } from '../src/server';
 import { RANGE_WINDOW } from '../src/services/blocks/blocksService';
-import { startRelay, type Relay } from '../harness/relay';
+import { startTap, type RpcTap } from '../harness/rpcTap';
 import { startDevnet } from './support/devnet';
 import { getJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
 
 let devnet: Devnet;
 let manifest: SeedManifest;
-let relay: Relay;
+let relay: RpcTap;
 let fastcar: Fastcar;
 
 /** Calls one block costs at most when built cold: its hash and its parent's, then block, events, version, validators (fees by event). */
@@ -20,7 +20,7 @@ const CALLS_PER_BLOCK = 6;
 
 beforeAll(async () => {
   ({ devnet, manifest } = await startDevnet());
-  relay = await startRelay(devnet.wsUrl);
+  relay = await startTap(devnet.wsUrl);
   // Nothing cached or built ahead: every block of a range costs its calls.
   fastcar = await startFastcarOn(relay.url, { FASTCAR_CACHE_MAX_BYTES: '0', FASTCAR_PREBUILD_BLOCKS: '0' });
   await getJson(`${fastcar.url}/blocks/1`); // the runtime, once

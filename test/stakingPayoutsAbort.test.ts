@@ -7,13 +7,13 @@ import type { Devnet } from '../devnet/chain';
 import { LAST_ERA, writeStakingEras, type StakingWorld } from '../devnet/stakingEras';
 import { startFastcarOn } from '../harness/fastcar';
 import { getJson } from '../harness/http';
-import { startRelay, type Relay } from '../harness/relay';
+import { startTap, type RpcTap } from '../harness/rpcTap';
 import type { Fastcar } from '../src/server';
 import { ERAS_PER_WAVE } from '../src/services/staking/stakingPayouts';
 import { startDevnet } from './support/devnet';
 
 let devnet: Devnet;
-let relay: Relay;
+let relay: RpcTap;
 let fastcar: Fastcar;
 let world: StakingWorld;
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   const api = await ApiPromise.create({ provider: new WsProvider(devnet.wsUrl), noInitWarn: true });
   world = await writeStakingEras(api);
   await api.disconnect();
-  relay = await startRelay(devnet.wsUrl);
+  relay = await startTap(devnet.wsUrl);
   fastcar = await startFastcarOn(relay.url, { FASTCAR_CACHE_MAX_BYTES: '0', FASTCAR_PREBUILD_BLOCKS: '0' });
   await getJson(`${fastcar.url}/runtime/spec`); // the runtime, once
 }, 240_000);

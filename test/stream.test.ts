@@ -4,13 +4,13 @@
 // anything; a stalled client is dropped with a resume hint while others keep
 // receiving; a thousand listeners cost the node what one does; the node away is
 // announced and nothing is skipped when it is back. fastcar reaches the devnet
-// through a counting relay that can also lose finalized-head notifications.
+// through an RPC tap that can also lose finalized-head notifications.
 import { Agent } from 'node:http';
 
 import type { Devnet } from '../devnet/chain';
 import type { Fastcar } from '../src/server';
 import { freePort, startRedis, type Peer } from '../harness/processes';
-import { startRelay, type Relay } from '../harness/relay';
+import { startTap, type RpcTap } from '../harness/rpcTap';
 import { openStream, type SseEvent, type SseStream } from '../harness/sseClient';
 import { getJson } from '../harness/http';
 import { startFastcarOn } from '../harness/fastcar';
@@ -19,7 +19,7 @@ import { devnetSigner, type Signer } from './support/signer';
 
 let devnet: Devnet;
 let signer: Signer;
-let relay: Relay;
+let relay: RpcTap;
 let relayPort: number;
 let fastcar: Fastcar;
 /** Finalized-head notifications below this height are lost between the node and fastcar. */
@@ -41,7 +41,7 @@ beforeAll(async () => {
   ({ devnet } = await startDevnet());
   signer = await devnetSigner(devnet.wsUrl);
   relayPort = await freePort();
-  relay = await startRelay(devnet.wsUrl, 0, relayPort, undefined, loseSome);
+  relay = await startTap(devnet.wsUrl, 0, relayPort, undefined, loseSome);
   fastcar = await startFastcarOn(relay.url, { FASTCAR_STREAM_BUFFER_BYTES: '65536', FASTCAR_MAX_STREAMS: '1100' });
   idle = await listen(`/blocks/head/header/stream?from=${4_000_000_000}`);
 }, 180_000);
@@ -219,7 +219,7 @@ describe('a stream', () => {
     await relay.close();
     await stream.waitFor((event) => event.event === 'node-unavailable', 10_000);
     await build(); // finalized while fastcar cannot see it
-    relay = await startRelay(devnet.wsUrl, 0, relayPort, undefined, loseSome);
+    relay = await startTap(devnet.wsUrl, 0, relayPort, undefined, loseSome);
     await build();
     await stream.blocks(3);
     await stream.waitFor((event) => event.event === 'node-available', 10_000);
@@ -301,7 +301,7 @@ describe('with Redis shared by two instances', () => {
 
   it('lets one instance stream from the answers the other built', async () => {
     const first = await startFastcarOn(devnet.wsUrl, { REDIS_URL: redis.url });
-    const secondRelay = await startRelay(devnet.wsUrl);
+    const secondRelay = await startTap(devnet.wsUrl);
     const second = await startFastcarOn(secondRelay.url, { REDIS_URL: redis.url, FASTCAR_PREBUILD_BLOCKS: '0' });
     try {
       const live = await openStream(`${first.url}/blocks/stream?eventDocs=true`);

@@ -1,4 +1,4 @@
-// A WebSocket relay between a client and the node: counts the JSON-RPC calls
+// An RPC tap: a WebSocket hop between a client and the node (not the relay chain) that counts the JSON-RPC calls
 // that cross it and the sequential rounds they take, and can add a fixed delay
 // to every message in each direction, as a node on another host would. A
 // route can answer chosen calls itself, change their parameters on the way
@@ -6,7 +6,7 @@
 // connection a while after a chosen call, leaving it unanswered.
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 
-export interface RelayCounts {
+export interface TapCounts {
   calls: number;
   /** Times the number of unanswered calls went from zero to one. */
   waves: number;
@@ -16,15 +16,15 @@ export interface RelayCounts {
   methods: Record<string, number>;
 }
 
-export interface Relay {
+export interface RpcTap {
   url: string;
-  counts: RelayCounts;
+  counts: TapCounts;
   reset(): void;
   setDelay(ms: number): void;
   close(): Promise<void>;
 }
 
-export interface RelayedCall {
+export interface TappedCall {
   id?: unknown;
   method: string;
   params?: unknown[];
@@ -34,14 +34,14 @@ export interface RelayedCall {
  * What to do with one call: answer it here, send it on with other parameters, cut the
  * client's connection `dropAfterMs` later without answering it, or (undefined) pass it as it is.
  */
-export type RelayRoute = (call: RelayedCall) => { result: unknown } | { params: unknown[] } | { dropAfterMs: number } | undefined;
+export type TapRoute = (call: TappedCall) => { result: unknown } | { params: unknown[] } | { dropAfterMs: number } | undefined;
 
 /**
  * `dropFromNode`, when given, is asked about each message the node sends; those it
  * returns true for never reach the client (a subscription notification lost on the way).
  */
-export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, route?: RelayRoute, dropFromNode?: (message: unknown) => boolean): Promise<Relay> {
-  const counts: RelayCounts = { calls: 0, waves: 0, peakPending: 0, methods: {} };
+export async function startTap(upstreamUrl: string, delayMs = 0, port = 0, route?: TapRoute, dropFromNode?: (message: unknown) => boolean): Promise<RpcTap> {
+  const counts: TapCounts = { calls: 0, waves: 0, peakPending: 0, methods: {} };
   let pending = 0;
   const server = new WebSocketServer({ host: '127.0.0.1', port, maxPayload: 256 * 1024 * 1024 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -108,7 +108,7 @@ export async function startRelay(upstreamUrl: string, delayMs = 0, port = 0, rou
   };
 }
 
-/** Either socket of a relayed pair closing or failing closes both. */
+/** Either socket of a tapped pair closing or failing closes both. */
 function closeTogether(client: WebSocket, upstream: WebSocket): void {
   const closeBoth = () => {
     client.close();
@@ -121,10 +121,10 @@ function closeTogether(client: WebSocket, upstream: WebSocket): void {
 }
 
 /** A single call (batches pass as they are) routed: its answer, or the call to send instead. */
-function routeOne(message: RawData, route: RelayRoute): { answer: string } | { forward: string } | { dropAfterMs: number } | undefined {
+function routeOne(message: RawData, route: TapRoute): { answer: string } | { forward: string } | { dropAfterMs: number } | undefined {
   const [call] = parse(message);
   if (!call?.method || message.toString().trimStart().startsWith('[')) return undefined;
-  const decision = route(call as RelayedCall);
+  const decision = route(call as TappedCall);
   if (!decision) return undefined;
   if ('dropAfterMs' in decision) return decision;
   if ('result' in decision) return { answer: JSON.stringify({ jsonrpc: '2.0', id: call.id, result: decision.result }) };
@@ -148,13 +148,13 @@ export interface MemoRelay {
 }
 
 /**
- * A WebSocket relay that answers repeats of chosen calls from memory, as a real node
+ * An RPC tap that answers repeats of chosen calls from memory, as a real node
  * answers a cheap call in a fraction of a millisecond where the devnet runs its runtime
  * for it (polkadot-rest-api asks `Core_version` on every request). Everything else
  * passes as raw bytes: only the client's calls are read, and of the node's messages only
  * those small enough to be a remembered call's answer.
  */
-export async function startMemoRelay(upstreamUrl: string, remember: (call: RelayedCall) => boolean, largestAnswer = 4096): Promise<MemoRelay> {
+export async function startMemoTap(upstreamUrl: string, remember: (call: TappedCall) => boolean, largestAnswer = 4096): Promise<MemoRelay> {
   const known = new Map<string, unknown>();
   let memoHits = 0;
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 256 * 1024 * 1024 });
@@ -168,7 +168,7 @@ export async function startMemoRelay(upstreamUrl: string, remember: (call: Relay
       for (const message of queued.splice(0)) upstream.send(message);
     });
     client.on('message', (message) => {
-      const [call] = parse(message) as RelayedCall[];
+      const [call] = parse(message) as TappedCall[];
       if (call?.method && !message.toString().trimStart().startsWith('[') && remember(call)) {
         const key = JSON.stringify([call.method, call.params ?? []]);
         if (known.has(key)) {
