@@ -25,7 +25,7 @@ import { CounterStore } from './limits/counterStore';
 import { docsRouter } from './http/docs';
 import { HotAnswers } from './http/hotAnswers';
 import { answerClientErrors } from './http/clientErrors';
-import { listen, timeoutOptions } from './http/listen';
+import { closeServer, listen, timeoutOptions } from './http/listen';
 import { startMetricsServer } from './http/metricsServer';
 import { RequestLog } from './http/requestLog';
 import { paced, RequestPacer } from './http/requestPacer';
@@ -256,8 +256,7 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
     server,
     async close() {
       await following.close(); // streams never end by themselves: the server would wait on them
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await closeServer(server);
       await metricsServer?.close();
       limits?.store?.close();
       await chain.close();

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 
 import type { Metrics } from '../metrics';
-import { listen, type HttpTimeouts, timeoutOptions } from './listen';
+import { closeServer, listen, type HttpTimeouts, timeoutOptions } from './listen';
 
 export interface MetricsServer {
   url: string;
@@ -30,8 +30,7 @@ export async function startMetricsServer(metrics: Metrics, host: string, port: n
   return {
     url,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await closeServer(server);
     },
   };
 }

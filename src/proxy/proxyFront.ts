@@ -8,6 +8,7 @@ import { createServer, IncomingMessage, type Server, type ServerResponse } from 
 import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
+import { closeServer, trackConnections } from '../http/listen';
 import { urlForLogs, type Logger } from '../logger';
 import { RpcCode } from '../rpc/rpcCodes';
 import { clientKey } from './clientAddress';
@@ -136,6 +137,7 @@ export class ProxyFront {
       (req, res) => this.onHttp(req, res),
     );
     this.server.maxConnections = this.options.maxConnections;
+    trackConnections(this.server);
     this.server.on('connection', (socket: Socket) => this.onTcp(socket));
     this.wss = new WebSocketServer({
       server: this.server,
@@ -167,8 +169,7 @@ export class ProxyFront {
   /** Closes every WebSocket and stops taking connections; resolves once the server is closed. */
   async close(): Promise<void> {
     for (const client of this.wss?.clients ?? []) client.close(1001, 'proxy shutting down');
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-    this.server?.closeAllConnections();
+    if (this.server) await closeServer(this.server);
   }
 
   private clientOf(req: IncomingMessage): Client {
