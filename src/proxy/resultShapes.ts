@@ -91,15 +91,23 @@ const SHAPES: Map<string, Check> = new Map<string, Check>([
   ['system_properties', isObject],
 ]);
 
-export type Verdict = 'cache' | 'serve' | 'invalid';
+export type Verdict = 'cache' | 'serve' | 'invalid' | 'absent';
+
+/** Calls about one block, named by its hash first: null means this node has not that block (yet), not that there is none. */
+const ABOUT_A_BLOCK = new Set(['archive_v1_header', 'archive_v1_body', 'archive_v1_call', 'chain_getHeader', 'chain_getBlock']);
 
 /**
  * `cache`: of the right type and, for a block or header by hash, that very block.
  * `serve`: of the right type but not provably the block asked for (chopsticks' made-up
- * genesis hash) or empty (null, `[]`): passed on, not kept. `invalid`: not an answer to this call.
+ * genesis hash) or empty (null, `[]`): passed on, not kept. `absent`: null about a block named by
+ * its hash: another node is asked, and null is passed on (not kept) when none has it. `invalid`:
+ * not an answer to this call.
  */
 export function judge(method: string, params: unknown[], result: unknown): Verdict {
-  if (result === null || result === undefined) return 'serve'; // not there (yet): never kept
+  if (result === null || result === undefined) {
+    // Not there (yet): never kept; a block by hash may be on another node (one further along, or on its own fork).
+    return ABOUT_A_BLOCK.has(method) && typeof params[0] === 'string' ? 'absent' : 'serve';
+  }
   const check = SHAPES.get(method);
   if (!check) return 'serve';
   if (!check(result, params)) return 'invalid';

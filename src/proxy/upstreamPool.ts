@@ -115,12 +115,15 @@ export class UpstreamPool {
   /**
    * Sends to one upstream. A transport failure, an overloaded node or an answer
    * `judge` calls invalid is retried on another (calls that may be retried are
-   * reads); a JSON-RPC error from the node is the call's own and goes back as is,
+   * reads), and so is a null about a block named by its hash (`absent`: that node
+   * may not have it yet); a JSON-RPC error from the node is the call's own and goes back as is,
    * and so does a timeout (another node would be as slow, and as busy after it).
    */
   async call(method: string, params: unknown[], options: PoolCallOptions): Promise<{ result: unknown; verdict: Verdict; upstream: Upstream }> {
     const tried = new Set<Upstream>();
     let lastError: Error = new NoUpstreamError('no node is available');
+    // A node without the block asked about: its null is the answer unless another node has the block.
+    let absent: { result: unknown; upstream: Upstream } | undefined;
     for (let attempt = 0; attempt <= (options.retry ? this.options.retries : 0); attempt++) {
       const upstream = this.pick(tried, options.minFinalized ?? -1, options.usable, options.client);
       if (!upstream) break;
@@ -128,6 +131,10 @@ export class UpstreamPool {
       try {
         const result = await upstream.call(method, params, options.signal, options.caller);
         const verdict = options.judge(result);
+        if (verdict === 'absent') {
+          absent ??= { result, upstream };
+          continue;
+        }
         if (verdict !== 'invalid') return { result, verdict, upstream };
         upstream.answeredNonsense();
         lastError = new NoUpstreamError(`no node gave a valid answer to ${method}`);
@@ -137,6 +144,7 @@ export class UpstreamPool {
         lastError = error instanceof RpcError ? error : new NoUpstreamError(`no node could answer: ${(error as Error).message ?? String(error)}`);
       }
     }
+    if (absent) return { ...absent, verdict: 'serve' };
     throw lastError;
   }
 

@@ -203,15 +203,14 @@ it('keeps archive_v1 answers about the shared blocks, and finds a block only one
   // A block of the second node's own: whichever node is asked first, the answer is its header, never null.
   const own = await nodeCall<string>(nodes[1].node.httpUrl, 'chain_getBlockHash', [manifest.head.number + 1]);
   expect(await holdersOf(own)).toEqual([1]);
-  // Asked while both nodes are available (a node whose probe is late on a busy machine is not asked: then `null`).
+  // Asked while both nodes are available (a node whose probe is late on a busy machine is not asked): the node without the
+  // block answers null, and the proxy then asks the other.
   const headers: unknown[] = [];
   for (let i = 0; i < 4; i++) {
     await until(() => pool.upstreams.every((upstream) => upstream.available), 'both nodes available');
     headers.push((await rpc(call('archive_v1_header', [own]))).result);
   }
-  const found = headers.filter((header) => header !== null);
-  expect(found.length).toBeGreaterThan(0);
-  for (const header of found) expect(blake2AsHex(header as string)).toBe(own);
+  for (const header of headers) expect(typeof header === 'string' && blake2AsHex(header)).toBe(own);
   // The finalized height is the lowest of the nodes'.
   const finalized = (await rpc(call('archive_v1_finalizedHeight'))).result as number;
   expect(finalized).toBeGreaterThan(manifest.head.number);

@@ -30,6 +30,15 @@ describe('proxy cache policy', () => {
     expect(decision.kind === 'passThrough' && decision.mergeKey).toBeTruthy();
   });
 
+  it('calls a null about a block named by its hash absent (another node may have it), and any other null a plain answer', () => {
+    const hash = `0x${'ab'.repeat(32)}`;
+    for (const method of ['archive_v1_header', 'archive_v1_body', 'chain_getHeader', 'chain_getBlock']) expect(judge(method, [hash], null)).toBe('absent');
+    expect(judge('archive_v1_call', [hash, 'Core_version', '0x'], null)).toBe('absent');
+    // No hash named: the node's own head; a storage value that is not there: an answer in itself.
+    expect(judge('chain_getHeader', [], null)).toBe('serve');
+    expect(judge('state_getStorage', ['0x1234', hash], null)).toBe('serve');
+  });
+
   it("keeps the chain spec's name and properties for good, by either API, and only a well-formed answer", () => {
     for (const method of ['system_chain', 'system_properties', 'chainSpec_v1_chainName', 'chainSpec_v1_properties']) {
       expect(decide(method, []).kind).toBe('immutable');
