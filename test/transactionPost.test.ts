@@ -143,7 +143,9 @@ describe('POST /transaction/fee-estimate', () => {
       expect({ tx, status: ours.status, calls: ours.calls }).toEqual({ tx, status: 400, calls: 0 });
       expect(theirs.status).toBe(400);
       expect(Object.keys(ours.body)).toEqual(['code', 'error', 'transaction', 'cause', 'at']);
-      expect({ ...ours.body, cause: undefined }).toEqual({ ...withoutStack(theirs.body), cause: undefined });
+      // Beside the real node the finalized head may move between the two answers: their `at` then differ by a block.
+      const atHead = ON_REAL_NODE ? { at: expect.objectContaining({ hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) }) } : {};
+      expect({ ...ours.body, cause: undefined }).toEqual({ ...withoutStack(theirs.body), cause: undefined, ...atHead });
       expect(String(ours.body.cause)).toMatch(/length less than remainder/);
     }
   });
@@ -195,7 +197,8 @@ describe('bodies refused before the node is asked', () => {
       more();
       req.on('error', () => undefined);
     });
-    expect(grown.status).toBe(413);
+    // Refused as it grows: 413, or the connection closed under a client still writing before it read the 413.
+    expect([0, 413]).toContain(grown.status);
     // Still answering after both.
     expect((await getJson(`${fastcar.url}/node/version`)).status).toBe(200);
   });
