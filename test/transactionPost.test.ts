@@ -129,11 +129,17 @@ describe('POST /transaction/fee-estimate', () => {
 
   it('makes one estimate for many clients asking for the same transaction at once', async () => {
     const remark = await signer.remark(9);
+    const finalizedHeight = async () => Number(((await getJson(`${fastcar.url}/blocks/head/header`)).body as { number: string }).number);
+    const before = await finalizedHeight();
     const answers = await Promise.all(Array.from({ length: 10 }, () => post(fastcar.url, '/transaction/fee-estimate', { tx: remark })));
+    const moved = (await finalizedHeight()) - before;
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
     expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
-    // One of them asked the node; the others waited on its call.
-    expect(answers.reduce((sum, answer) => sum + answer.calls, 0)).toBe(1);
+    // One of them asked the node; the others waited on its call. Beside the real node the finalized
+    // head may move meanwhile: clients after it are answered at the new block, which costs its
+    // runtime version and one estimate more (once a block, not once a client).
+    expect(answers.reduce((sum, answer) => sum + answer.calls, 0)).toBeLessThanOrEqual(1 + 2 * moved);
+    expect(answers.reduce((sum, answer) => sum + answer.calls, 0)).toBeGreaterThanOrEqual(1);
   });
 
   it("refuses a hex that is not an extrinsic before asking the node, in sidecar's shape without its stack", async () => {
