@@ -32,15 +32,9 @@ export interface Following {
   close(): Promise<void>;
 }
 
-type FollowConfig = Pick<Config, 'prebuildBlocks' | 'maxStreams' | 'streamBufferBytes' | 'extrinsicIndexBlocks' | 'strictParams'>;
+type FollowConfig = Pick<Config, 'prebuildBlocks' | 'maxStreams' | 'streamBufferBytes' | 'extrinsicIndexBlocks'>;
 
-export function followTheChain(
-  { node, finalized, services, cache }: ChainParts,
-  config: FollowConfig,
-  metrics: Metrics,
-  logger: Logger,
-  onIgnoredParams?: (count: number) => void,
-): Following {
+export function followTheChain({ node, finalized, services, cache }: ChainParts, config: FollowConfig, metrics: Metrics, logger: Logger): Following {
   const builds = new FinalizedBuilds(services.blocks, services.reads);
   const feed = new FinalizedFeed(finalized);
   if (config.prebuildBlocks > 0) {
@@ -73,7 +67,7 @@ export function followTheChain(
   metrics.gauge('fastcar_extrinsic_index_entries', 'Extrinsic hashes the extrinsic index holds', () => index.window.entries);
 
   return {
-    handlers: followHandlers({ streams, index, blocks: services.blocks, feed }, { strictParams: config.strictParams, onIgnoredParams }),
+    handlers: followHandlers({ streams, index, blocks: services.blocks, feed }),
     async close() {
       index.close();
       await streams.close();

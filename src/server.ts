@@ -9,6 +9,7 @@ import { TieredCache } from './cache/tieredCache';
 import type { Config } from './config';
 import type { BlockHandlerOptions } from './controllers/blocks/handlers';
 import { openApiDocument, serveFamilies, unconfiguredRelayRouter } from './controllers/families';
+import { queryReader } from './controllers/params';
 import { urlForLogs, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { exposeChainFigures } from './chainFigures';
@@ -218,16 +219,16 @@ export async function startFastcar(config: Config & { nodeUrl: string }, logger:
   const hot = config.cacheMaxBytes > 1 ? new HotAnswers(Math.min(HOT_ANSWERS_MAX_BYTES, Math.floor(config.cacheMaxBytes / 4))) : undefined;
   metrics.gauge('fastcar_hot_answers', 'Finalized answers kept as wire bytes for the warm path', () => hot?.entries ?? 0);
   const paramOptions = { strictParams: config.strictParams, onIgnoredParams: (count: number) => ignoredParams.inc(count) };
-  const blockOptions: BlockHandlerOptions = { ...paramOptions, relay: relayNode ? new RelayLink(services, relayServices) : 'unconfigured' };
+  const blockOptions: BlockHandlerOptions = { relay: relayNode ? new RelayLink(services, relayServices) : 'unconfigured' };
   // Newly finalized blocks built ahead of pollers, pushed to streams, indexed by extrinsic hash.
-  const following = followTheChain(chain, config, metrics, logger, paramOptions.onIgnoredParams);
+  const following = followTheChain(chain, config, metrics, logger);
   const requestLog = new RequestLog(logger, metrics);
   // Every route family through one door; polkadot-rest-api's users find the same routes under /v1.
-  const routes = new RouteBinder({ requestLog, logger, warm: hot });
+  const routes = new RouteBinder({ requestLog, logger, warm: hot, readQuery: queryReader(paramOptions) });
   serveFamilies(routes, {
-    own: { services: () => services, params: paramOptions, blocks: blockOptions, following: following.handlers },
+    own: { services: () => services, blocks: blockOptions, following: following.handlers },
     // The relay chain's handlers are made once it is connected (until then its routes answer 503).
-    relay: relayNode && { services: relayServices, params: paramOptions, blocks: { ...paramOptions, relay: 'relay', mount: '/rc' } },
+    relay: relayNode && { services: relayServices, blocks: { relay: 'relay', mount: '/rc' } },
   });
   const unconfiguredRelay = relayNode
     ? []

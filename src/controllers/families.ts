@@ -27,7 +27,6 @@ import { palletAssetsHandlers } from './palletAssets/handlers';
 import { PALLET_ASSETS_FAMILY } from './palletAssets/routes';
 import { palletsHandlers } from './pallets/handlers';
 import { PALLETS_FAMILY } from './pallets/routes';
-import type { ParamOptions } from './params';
 import { parasHandlers } from './paras/handlers';
 import { PARAS_FAMILY } from './paras/routes';
 import { referendaHandlers } from './referenda/handlers';
@@ -50,7 +49,6 @@ export type Mount = '' | '/rc';
 export interface ChainContext {
   /** The chain's services; a relay chain's throw until it is connected (its routes answer 503 meanwhile). */
   services(): ChainServices;
-  params: ParamOptions;
   blocks: BlockHandlerOptions;
   /** The follow family's handlers, made with the streams and the index that follow this chain (followWiring.ts). */
   following?: FamilyHandlers;
@@ -70,26 +68,26 @@ const THIS_CHAIN: readonly Mount[] = [''];
 export const FAMILIES: readonly FamilyEntry[] = [
   { family: FOLLOW_FAMILY, mounts: THIS_CHAIN, handlers: followingOf },
   { family: BLOCKS_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => blockHandlers(chain.services(), chain.blocks) },
-  { family: RUNTIME_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => runtimeHandlers(chain.services(), chain.params) },
-  { family: NODE_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => nodeHandlers(chain.services(), chain.params) },
-  { family: TRANSACTION_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => transactionHandlers(chain.services(), chain.params) },
-  { family: ACCOUNTS_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => accountsHandlers(chain.services(), chain.params, chain.blocks.relay) },
-  { family: PALLETS_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => palletsHandlers(chain.services(), chain.params, chain.blocks.relay) },
-  { family: STAKING_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => stakingHandlers(chain.services(), chain.params, chain.blocks.relay) },
+  { family: RUNTIME_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => runtimeHandlers(chain.services()) },
+  { family: NODE_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => nodeHandlers(chain.services()) },
+  { family: TRANSACTION_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => transactionHandlers(chain.services()) },
+  { family: ACCOUNTS_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => accountsHandlers(chain.services(), chain.blocks.relay) },
+  { family: PALLETS_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => palletsHandlers(chain.services(), chain.blocks.relay) },
+  { family: STAKING_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => stakingHandlers(chain.services(), chain.blocks.relay) },
   {
     family: STAKING_ACCOUNTS_FAMILY,
     mounts: EVERY_CHAIN,
-    handlers: (chain) => stakingAccountsHandlers(chain.services(), chain.params, chain.blocks.relay),
+    handlers: (chain) => stakingAccountsHandlers(chain.services(), chain.blocks.relay),
   },
-  { family: AHM_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => ahmHandlers(chain.services(), chain.params, chain.blocks.relay) },
-  { family: REFERENDA_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => referendaHandlers(chain.services(), chain.params, chain.blocks.relay) },
-  { family: PARAS_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => parasHandlers(chain.services(), chain.params) },
-  { family: CORETIME_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => coretimeHandlers(chain.services(), chain.params) },
+  { family: AHM_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => ahmHandlers(chain.services(), chain.blocks.relay) },
+  { family: REFERENDA_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => referendaHandlers(chain.services(), chain.blocks.relay) },
+  { family: PARAS_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => parasHandlers(chain.services()) },
+  { family: CORETIME_FAMILY, mounts: EVERY_CHAIN, handlers: (chain) => coretimeHandlers(chain.services()) },
   { family: UNSERVED_FAMILY, mounts: EVERY_CHAIN, handlers: unservedHandlers },
   {
     family: PALLET_ASSETS_FAMILY,
     mounts: THIS_CHAIN,
-    handlers: (chain) => palletAssetsHandlers(chain.services(), chain.params, chain.blocks.relay),
+    handlers: (chain) => palletAssetsHandlers(chain.services(), chain.blocks.relay),
   },
 ];
 

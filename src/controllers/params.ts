@@ -1,11 +1,9 @@
 // Query parameters as every route family reads them, with sidecar's messages where
 // sidecar has one, and a 400 (not silence) where sidecar would quietly ignore a typo.
 import { badRequest } from '../errors';
-import type { QueryParameter, RouteRequest, RouteSpec, Schema } from '../http/routes';
+import type { Flags, QueryParameter, QueryReader, RouteRequest, Schema } from '../http/routes';
 import { closed, decimal, hash } from '../http/schemas';
 import type { BlockId } from '../services/shared/at/blockIds';
-
-export type Flags = Record<string, boolean | undefined>;
 
 /** How a family treats parameters its routes do not use. */
 export interface ParamOptions {
@@ -63,7 +61,8 @@ export function parseAt(raw: unknown): BlockId | 'finalized' {
 /** Parameters that carry values, not true/false (read by their own parsers) when no table says. */
 const VALUED = ['range', 'paraId', 'useRcBlockFormat', 'from', 'to'];
 
-const nameOf = (name: string) => (name === 'noFee' ? 'noFees' : name);
+/** `noFee` is sidecar's other spelling of noFees; `name[]` (a list repeated, as qs writes it) is `name`. */
+const nameOf = (name: string) => (name === 'noFee' ? 'noFees' : name.endsWith('[]') ? name.slice(0, -2) : name);
 
 /** Names as they may appear in a response header: plain characters, a few, short. */
 export function headerList(names: string[]): string | undefined {
@@ -116,25 +115,23 @@ export function parseFlags<K extends string>(
   return flags;
 }
 
+const NO_RELAY_BLOCK = 'useRcBlock is not served on this route';
+
 /**
- * A request's flags for `route` (its boolean parameters), and the parameters it does
- * not use, named for X-Ignored-Params (or, strict, a 400). `useRcBlock=true` on a
- * route that does not take it is refused with `noRelayBlock` rather than ignored:
- * the client expects another chain's block.
+ * How every route reads its query (the binder asks it: http/routeBinder.ts): the route's
+ * flags (its boolean parameters), and the parameters it does not use, named for
+ * X-Ignored-Params (or, strict, a 400). `useRcBlock=true` on a route that does not take
+ * it is refused rather than ignored: the client expects another chain's block.
  */
-export function readFlags(
-  req: Pick<RouteRequest, 'query'>,
-  route: Pick<RouteSpec, 'query'>,
-  parameters: Record<string, QueryParameter>,
-  options: ParamOptions,
-  noRelayBlock: string,
-): { flags: Flags; ignoredParams?: string } {
-  const allowed = route.query;
-  if (req.query.useRcBlock === 'true' && !allowed.includes('useRcBlock')) throw badRequest(noRelayBlock);
-  const valued = allowed.filter((name) => parameters[name]?.type !== 'boolean');
-  const flags = parseFlags(req, allowed, options.strictParams, valued);
-  const ignored = unusedParams(req, allowed);
-  if (ignored.length === 0) return { flags };
-  options.onIgnoredParams?.(ignored.length);
-  return { flags, ignoredParams: headerList(ignored) };
+export function queryReader(options: ParamOptions): QueryReader {
+  return (query, route, family) => {
+    const allowed = route.query;
+    if (query.useRcBlock === 'true' && !allowed.includes('useRcBlock')) throw badRequest(family.noRelayBlock ?? NO_RELAY_BLOCK);
+    const valued = allowed.filter((name) => family.parameters[name]?.type !== 'boolean');
+    const flags: Flags = parseFlags({ query }, allowed, options.strictParams, valued);
+    const ignored = unusedParams({ query }, allowed);
+    if (ignored.length === 0) return { flags };
+    options.onIgnoredParams?.(ignored.length);
+    return { flags, ignoredParams: headerList(ignored) };
+  };
 }

@@ -77,8 +77,9 @@ export interface RelayChoice {
   format: 'array' | 'object';
 }
 
-/** useRcBlock's checks, made before the route's own as sidecar makes them. */
-export function relayChoiceOf(req: RouteRequest, useRcBlock: boolean, relay: RelayOption | undefined): RelayChoice {
+/** useRcBlock's checks (after the route's flags), made before the route's own as sidecar makes them. */
+export function relayChoiceOf(req: RouteRequest, relay: RelayOption | undefined): RelayChoice {
+  const useRcBlock = req.flags().useRcBlock === true;
   const format = parseRcBlockFormat(req.query.useRcBlockFormat, useRcBlock);
   return { format, relayLink: useRcBlock ? relayLinkOf(relay) : undefined };
 }
@@ -87,18 +88,12 @@ export function relayChoiceOf(req: RouteRequest, useRcBlock: boolean, relay: Rel
  * The answer at `at` (tagged for clients to keep when final), or with useRcBlock the answer at
  * each block of this chain the relay block `at` included (never kept: the relay block may not be final).
  */
-export async function answerAtOrIncluded(
-  req: RouteRequest,
-  choice: RelayChoice,
-  tag: string,
-  ignoredParams: string | undefined,
-  read: (at: AtBlock) => Promise<AnswerAt>,
-): Promise<Reply> {
+export async function answerAtOrIncluded(req: RouteRequest, choice: RelayChoice, tag: string, read: (at: AtBlock) => Promise<AnswerAt>): Promise<Reply> {
   const at = parseAt(req.query.at);
   if (choice.relayLink) {
     const link = choice.relayLink.forRequest(req.stats);
     const { relayBlock, items } = await link.eachIncluded(at, async (hash: Hex) => ({ json: (await read({ kind: 'hash', hash })).json }));
-    return { body: relayAnswer(relayBlock, items, choice.format), ignoredParams };
+    return { body: relayAnswer(relayBlock, items, choice.format) };
   }
-  return replyAt(await read(at), tag, ignoredParams);
+  return replyAt(await read(at), tag);
 }

@@ -18,7 +18,7 @@ import { answerError } from './errorReply';
 import { readJsonBody } from './requestBody';
 import { isStream, respond, sendReply, statsOf, type CallCounts, type Answer, type EventStreamReply, type Reply } from './reply';
 import type { RequestLog } from './requestLog';
-import type { FamilyHandlers, RouteFamily, RouteHandler, RouteRequest, RouteSpec } from './routes';
+import type { FamilyHandlers, Flags, QueryReader, QueryReading, RouteFamily, RouteHandler, RouteRequest, RouteSpec } from './routes';
 
 /** Finalized answers kept as wire bytes, by the URL that asks for them. */
 export interface WarmAnswers {
@@ -30,6 +30,8 @@ export interface WarmAnswers {
 export interface BinderParts {
   requestLog: RequestLog;
   logger: Logger;
+  /** How every route's query is read against its table (its flags, what it ignores, the 400s). */
+  readQuery: QueryReader;
   warm?: WarmAnswers;
 }
 
@@ -46,6 +48,7 @@ interface BoundRoute {
   pattern: RegExp;
   names: string[];
   handler(): RouteHandler;
+  readQuery(query: RouteRequest['query']): QueryReading;
 }
 
 /** Label of the warm answers in logs and metrics: they are block answers by id. */
@@ -68,23 +71,47 @@ function compile(mount: string, path: string): { pattern: RegExp; names: string[
   return { pattern: new RegExp(`^${source}$`), names };
 }
 
-function requestOf(params: RouteRequest['params'], query: RouteRequest['query'], req: IncomingMessage, res: ServerResponse): RouteRequest {
-  let gone: AbortController | undefined;
-  return {
-    params,
-    query,
-    body: undefined,
-    headers: req.headers,
-    stats: statsOf(res),
-    clientGone() {
-      if (!gone) {
-        const controller = new AbortController();
-        gone = controller;
-        res.once('close', () => controller.abort());
-      }
-      return gone.signal;
-    },
-  };
+/** A request as a handler sees it: its query read against the route's table once, when first asked. */
+class BoundRequest implements RouteRequest {
+  body: unknown = undefined;
+  readonly headers: RouteRequest['headers'];
+  readonly stats: RouteRequest['stats'];
+  private reading: QueryReading | undefined;
+  private gone: AbortController | undefined;
+
+  constructor(
+    readonly params: RouteRequest['params'],
+    readonly query: RouteRequest['query'],
+    req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly readQuery: (query: RouteRequest['query']) => QueryReading,
+  ) {
+    this.headers = req.headers;
+    this.stats = statsOf(res);
+  }
+
+  flags(): Flags {
+    return this.read().flags;
+  }
+
+  /** What the route does not use of the query (read now if the handler never asked for its flags). */
+  ignoredParams(): string | undefined {
+    return this.read().ignoredParams;
+  }
+
+  clientGone(): AbortSignal {
+    if (!this.gone) {
+      const controller = new AbortController();
+      this.gone = controller;
+      this.res.once('close', () => controller.abort());
+    }
+    return this.gone.signal;
+  }
+
+  private read(): QueryReading {
+    this.reading ??= this.readQuery(this.query);
+    return this.reading;
+  }
 }
 
 export class RouteBinder {
@@ -101,8 +128,10 @@ export class RouteBinder {
     for (const [name, spec] of Object.entries(family.routes)) {
       const handler = () => handlers()[name];
       const method = spec.method ?? 'GET';
-      this.routes.push({ label: spec.path, mount, spec, method, ...compile(mount, spec.path), handler });
-      const serve = (req: Request, res: Response) => this.serve(handler, requestOf(req.params, req.query, req, res), req, res, method);
+      const readQuery = (query: RouteRequest['query']) => this.parts.readQuery(query, spec, family);
+      this.routes.push({ label: spec.path, mount, spec, method, ...compile(mount, spec.path), handler, readQuery });
+      const bound = { handler, method, spec };
+      const serve = (req: Request, res: Response) => this.serve(bound, new BoundRequest(req.params, req.query, req, res, readQuery), req, res);
       if (method === 'POST') router.post(spec.path, serve);
       else router.get(spec.path, serve);
     }
@@ -142,8 +171,8 @@ export class RouteBinder {
       const found = method ? this.match(method, queryAt < 0 ? url : url.slice(0, queryAt)) : undefined;
       if (!found) return app(req, res);
       label = found.route.label;
-      const request = requestOf(found.params, queryAt < 0 ? {} : parseQuery(url.slice(queryAt + 1)), req, res);
-      this.serve(found.route.handler, request, req, res, found.route.method);
+      const request = new BoundRequest(found.params, queryAt < 0 ? {} : parseQuery(url.slice(queryAt + 1)), req, res, found.route.readQuery);
+      this.serve(found.route, request, req, res);
     };
   }
 
@@ -165,20 +194,34 @@ export class RouteBinder {
   /**
    * Runs a route's handler and writes its answer (or its error); a finalized answer is then offered to the warm answers.
    * A POST route's body is read first, whole and bounded: the handler starts only once it has all of it.
+   * The answer names the query parameters the route ignored (X-Ignored-Params).
    */
-  private serve(handler: () => RouteHandler, request: RouteRequest, req: IncomingMessage, res: ServerResponse, method: 'GET' | 'POST'): void {
+  private serve(route: Pick<BoundRoute, 'handler' | 'method' | 'spec'>, request: BoundRequest, req: IncomingMessage, res: ServerResponse): void {
     const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
     const fail = (error: unknown) => answerError(req, res, error, this.parts.logger, url);
     let answering: Promise<Answer | EventStreamReply>;
     try {
-      const run = handler();
-      answering = method === 'POST' ? readJsonBody(req, res).then((body) => run({ ...request, body })) : run(request);
+      const handler = route.handler();
+      const run = () => {
+        // An unserved route's 501 comes first, whatever its query.
+        if (!route.spec.ownChecksFirst && route.spec.unserved === undefined) request.flags();
+        return handler(request);
+      };
+      answering =
+        route.method === 'POST'
+          ? readJsonBody(req, res).then((body) => {
+              request.body = body;
+              return run();
+            })
+          : run();
     } catch (error) {
       fail(error);
       return;
     }
     answering
-      .then(async (answer) => {
+      .then(async (made) => {
+        const ignoredParams = request.ignoredParams();
+        const answer = ignoredParams === undefined ? made : { ...made, ignoredParams };
         await respond(req, res, answer);
         if (!isStream(answer) && 'body' in answer && answer.hotKey) this.parts.warm?.remember(answer);
       })

@@ -9,6 +9,18 @@ import type { Answer, EventStreamReply } from './reply';
 
 export type Schema = Record<string, unknown>;
 
+/** A route's true/false query parameters, by name, as the request gave them (absent: undefined). */
+export type Flags = Record<string, boolean | undefined>;
+
+/** A request's query read against its route's table: its flags, and the parameters the route does not use (as a header value). */
+export interface QueryReading {
+  flags: Flags;
+  ignoredParams?: string;
+}
+
+/** Reads a request's query against the route it reached (the controllers' rules: controllers/params.ts); throws the 400 for a bad one. */
+export type QueryReader = (query: RouteRequest['query'], route: RouteSpec, family: RouteFamily) => QueryReading;
+
 /** What a route reads of a request, however it arrived (the binder's own matching, or Express). */
 export interface RouteRequest {
   params: Record<string, string | string[] | undefined>;
@@ -21,6 +33,13 @@ export interface RouteRequest {
   clientGone(): AbortSignal;
   /** A POST route's body, parsed JSON (read and bounded by the binder: http/requestBody.ts); undefined for GET. */
   body: unknown;
+  /**
+   * The route's flags, read from the query against the route's table once (a bad value is a
+   * 400): by the binder before the handler starts, or on a `ownChecksFirst` route when its handler
+   * first asks. The parameters the route does not use are named in the answer's
+   * X-Ignored-Params by the binder.
+   */
+  flags(): Flags;
 }
 
 export type RouteHandler = (req: RouteRequest) => Promise<Answer | EventStreamReply>;
@@ -74,6 +93,12 @@ export interface RouteSpec<Q extends string = string> {
   tag?: string;
   /** A route of sidecar's that fastcar does not serve: it always answers 501 with this reason. */
   unserved?: string;
+  /**
+   * Its handler checks its own parameters (its path, or a list in its query) before the flags,
+   * in sidecar's order, then asks for the flags. Every other route's query is read by the binder
+   * before its handler starts.
+   */
+  ownChecksFirst?: true;
 }
 
 /** A family of routes: everything the server and the OpenAPI document need to know of it. */
@@ -88,6 +113,8 @@ export interface RouteFamily<Name extends string = string, Q extends string = st
   parameters: Record<Q, QueryParameter>;
   pathParameters: Record<string, PathParameter>;
   schemas: Record<string, Schema>;
+  /** The 400 for `useRcBlock=true` on a route of the family that does not take it, when more can be said than that. */
+  noRelayBlock?: string;
 }
 
 export type FamilyHandlers<Name extends string = string> = Record<Name, RouteHandler>;

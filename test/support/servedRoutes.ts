@@ -10,7 +10,7 @@ export function servedRoutes(): { mount: string; spec: RouteSpec }[] {
   const notMade = (): never => {
     throw new Error('no handler is made without a request');
   };
-  const chain: ChainContext = { services: notMade, params: { strictParams: false }, blocks: { strictParams: false } };
+  const chain: ChainContext = { services: notMade, blocks: {} };
   serveFamilies(routes, { own: chain, relay: chain });
   return routes.served();
 }

@@ -10,9 +10,8 @@ import type { RouteRequest } from '../../http/routes';
 import { parseAccount } from '../../services/accounts/addresses';
 import type { AssetIdInput } from '../../services/accounts/assetBalances';
 import type { AssetPallet } from '../../services/accounts/assetStorage';
-import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
-import { isUInt, parseAt, type Flags } from '../params';
+import { isUInt, parseAt } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { MAX_NAMED_ASSETS } from './assetRoutes';
 import { ACCOUNTS_FAMILY } from './routes';
@@ -61,28 +60,19 @@ function locations(req: RouteRequest): JsonValue[] {
 /** The tag names everything the same block's answer differs by. */
 const tagOf = (route: string, parts: unknown[]) => `${route}-${blake2AsHex(JSON.stringify(parts), 64).slice(2)}-${ACCOUNTS_FAMILY.formatVersion}`;
 
-type ReadParams = (req: RouteRequest, route: AssetRouteName) => { flags: Flags; ignoredParams?: string };
-
 /** `relay`: what useRcBlock=true reads through (this chain's relay link, or why there is none). */
-export function assetHandlers(chain: ChainServices, readParams: ReadParams, relay?: RelayOption) {
-  /** The flags, with useRcBlock's checks (sidecar makes them before the route's own). */
-  const readChecked = (req: RouteRequest, route: AssetRouteName) => {
-    const { flags, ignoredParams } = readParams(req, route);
-    return { ignoredParams, choice: relayChoiceOf(req, flags.useRcBlock === true, relay) };
-  };
-  const answerAt = (req: RouteRequest, checked: ReturnType<typeof readChecked>, tag: string, read: (at: AtBlock) => Promise<AnswerAt>) =>
-    answerAtOrIncluded(req, checked.choice, tag, checked.ignoredParams, read);
+export function assetHandlers(chain: ChainServices, relay?: RelayOption) {
   const balances = (route: AssetRouteName, pallet: AssetPallet, idsOf: (req: RouteRequest) => AssetIdInput[]) => async (req: RouteRequest) => {
     const account = accountOf(req);
-    const checked = readChecked(req, route);
+    const choice = relayChoiceOf(req, relay);
     parseAt(req.query.at);
     const assets = idsOf(req);
     const services = chain.forRequest(req.stats);
-    return answerAt(req, checked, tagOf(route, [u8aToHex(account), assets]), (at) => services.accountAssets.balances(at, { pallet, account, assets }));
+    return answerAtOrIncluded(req, choice, tagOf(route, [u8aToHex(account), assets]), (at) => services.accountAssets.balances(at, { pallet, account, assets }));
   };
   const approvals = (route: AssetRouteName, pallet: 'Assets' | 'PoolAssets') => async (req: RouteRequest) => {
     const owner = accountOf(req);
-    const checked = readChecked(req, route);
+    const choice = relayChoiceOf(req, relay);
     const { delegate, assetId } = req.query;
     if (typeof delegate !== 'string' || typeof assetId !== 'string') throw badRequest('Must include a `delegate` and `assetId` query param');
     const id = Number(assetId);
@@ -91,7 +81,7 @@ export function assetHandlers(chain: ChainServices, readParams: ReadParams, rela
     if (parsedDelegate.kind === 'invalid') throw badRequest(`delegate: ${parsedDelegate.reason}`);
     const query = { pallet, owner, delegate: parsedDelegate.account, assetId: id };
     const services = chain.forRequest(req.stats);
-    return answerAt(req, checked, tagOf(route, [u8aToHex(owner), u8aToHex(query.delegate), id]), (at) => services.accountAssets.approval(at, query));
+    return answerAtOrIncluded(req, choice, tagOf(route, [u8aToHex(owner), u8aToHex(query.delegate), id]), (at) => services.accountAssets.approval(at, query));
   };
   return {
     assetBalances: balances('assetBalances', 'Assets', assetIds),

@@ -32,6 +32,7 @@ const ADDRESS_ERRORS =
 export const ASSETS_ROUTES = {
   assetBalances: {
     path: '/accounts/:accountId/asset-balances',
+    ownChecksFirst: true,
     summary: "An account's balance of each asset (pallet Assets) at a block: the named ones, or every asset of the chain",
     query: ['at', 'assets[]', 'assets', 'useRcBlock', 'useRcBlockFormat'],
     response: 'AccountAssetsBalances',
@@ -43,6 +44,7 @@ export const ASSETS_ROUTES = {
   },
   assetApprovals: {
     path: '/accounts/:accountId/asset-approvals',
+    ownChecksFirst: true,
     summary: 'What an account approved a delegate to spend of an asset (pallet Assets), at a block',
     query: ['at', 'assetId', 'delegate', 'useRcBlock', 'useRcBlockFormat'],
     required: ['assetId', 'delegate'],
@@ -52,6 +54,7 @@ export const ASSETS_ROUTES = {
   },
   poolAssetBalances: {
     path: '/accounts/:accountId/pool-asset-balances',
+    ownChecksFirst: true,
     summary: "An account's balance of each pool asset (pallet PoolAssets: liquidity tokens) at a block",
     query: ['at', 'assets[]', 'assets', 'useRcBlock', 'useRcBlockFormat'],
     response: 'AccountPoolAssetsBalances',
@@ -63,6 +66,7 @@ export const ASSETS_ROUTES = {
   },
   poolAssetApprovals: {
     path: '/accounts/:accountId/pool-asset-approvals',
+    ownChecksFirst: true,
     summary: 'What an account approved a delegate to spend of a pool asset (pallet PoolAssets), at a block',
     query: ['at', 'assetId', 'delegate', 'useRcBlock', 'useRcBlockFormat'],
     required: ['assetId', 'delegate'],
@@ -72,6 +76,7 @@ export const ASSETS_ROUTES = {
   },
   foreignAssetBalances: {
     path: '/accounts/:accountId/foreign-asset-balances',
+    ownChecksFirst: true,
     summary: "An account's balance of each foreign asset (pallet ForeignAssets, keyed by XCM location) it holds, at a block",
     query: ['at', 'foreignAssets[]', 'foreignAssets', 'useRcBlock', 'useRcBlockFormat'],
     response: 'AccountForeignAssetsBalances',

@@ -60,6 +60,7 @@ export const ACCOUNTS_PARAMETERS: Record<AccountsQueryName, QueryParameter> = {
 export const ACCOUNTS_ROUTES = {
   balanceInfo: {
     path: '/accounts/:accountId/balance-info',
+    ownChecksFirst: true,
     summary: "An account's nonce, free, reserved and frozen balance, what it can transfer, and its locks, at a block",
     query: ['at', 'token', 'denominated', 'useRcBlock', 'useRcBlockFormat'],
     response: 'AccountBalanceInfo',
@@ -94,6 +95,7 @@ export const ACCOUNTS_ROUTES = {
   },
   compare: {
     path: '/accounts/compare',
+    ownChecksFirst: true,
     summary: 'Whether addresses (ss58 of any network, their hex, Ethereum addresses) name the same account; computed without the node',
     query: ['addresses'],
     required: ['addresses'],
@@ -105,6 +107,7 @@ export const ACCOUNTS_ROUTES = {
   ...ASSETS_ROUTES,
   vestingInfo: {
     path: '/accounts/:accountId/vesting-info',
+    ownChecksFirst: true,
     summary: "An account's vesting schedules at a block, and with includeClaimable what they have released and what can be claimed",
     query: ['at', 'includeClaimable', 'useRcBlock', 'useRcBlockFormat'],
     response: 'AccountVestingInfo',
@@ -118,6 +121,7 @@ export const ACCOUNTS_ROUTES = {
   },
   proxyInfo: {
     path: '/accounts/:accountId/proxy-info',
+    ownChecksFirst: true,
     summary: 'The proxies an account has named (delegate, proxy type, delay) and the deposit they hold, at a block',
     query: ['at', 'useRcBlock', 'useRcBlockFormat'],
     response: 'AccountProxyInfo',

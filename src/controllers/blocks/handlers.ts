@@ -12,8 +12,7 @@ import type { Hex } from '../../rpc/nodeClient';
 import type { RelayLink } from '../../services/relayLink';
 import { badRequest } from '../../errors';
 import type { Answer, CacheFact, Reply, StreamItem } from '../../http/reply';
-import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import { readFlags as readFlagsOf, type Flags, type ParamOptions } from '../params';
+import type { FamilyHandlers, Flags, RouteRequest } from '../../http/routes';
 import { parseBlockId } from '../params';
 import { parseIndex, parseParaId, parseRange } from './params';
 import { BLOCKS_FAMILY, type BlockRouteName as RouteName } from './routes';
@@ -21,7 +20,7 @@ import { combinedCache, parseRcBlockFormat, relayAnswer, relayLinkOf, withRelayF
 
 type RelayId = BlockId | 'best' | 'finalized';
 
-export interface BlockHandlerOptions extends ParamOptions {
+export interface BlockHandlerOptions {
   /** Where this chain's routes are mounted, apart from the `/v1` alias: '' or '/rc'. */
   mount?: string;
   /**
@@ -66,18 +65,8 @@ const byHash = (hash: Hex): BlockId => ({ kind: 'hash', hash });
 const cacheOf = (answer: Pick<BlockAnswer, 'fromCache'>): CacheFact => (answer.fromCache ? 'hit' : 'miss');
 
 /** Each `/blocks` route's handler, by name. */
-export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions = { strictParams: false }): FamilyHandlers<RouteName> {
+export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions = {}): FamilyHandlers<RouteName> {
   const mount = options.mount ?? '';
-
-  /** The route's flags, and what it does not use (named in X-Ignored-Params, or, strict, a 400). */
-  const readFlags = (req: RouteRequest, route: RouteName) =>
-    readFlagsOf(
-      req,
-      BLOCKS_FAMILY.routes[route],
-      BLOCKS_FAMILY.parameters,
-      options,
-      'useRcBlock is not served on this route: its id is a relay chain block already',
-    );
 
   /** The relay link for a request with useRcBlock=true (undefined without it), or the 400 saying why there is none. */
   const relayFor = (flags: Flags, req: RouteRequest, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
@@ -89,16 +78,16 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
 
   /** A relayable route as a handler: its own answer, or with useRcBlock=true the included blocks' (never kept by clients: the relay block may not be final). */
   const relayable =
-    <P>(name: RouteName, route: RelayableRoute<P>) =>
+    <P>(route: RelayableRoute<P>) =>
     async (req: RouteRequest): Promise<Reply> => {
-      const { flags, ignoredParams } = readFlags(req, name);
+      const flags = req.flags();
       const parsed = route.parse(req, flags);
       const relay = relayFor(flags, req);
       const services = chain.forRequest(req.stats);
-      if (!relay) return { ...(await route.own(req, parsed, services)), ignoredParams };
+      if (!relay) return route.own(req, parsed, services);
       const link = relay.link.forRequest(req.stats);
       const { relayBlock, items } = await link.eachIncluded(route.relayId(req, parsed), route.included(parsed, services));
-      return { body: relayAnswer(relayBlock, items, relay.format), cache: combinedCache(items), ignoredParams };
+      return { body: relayAnswer(relayBlock, items, relay.format), cache: combinedCache(items) };
     };
 
   /** A block's answer as one relay block's list item (the relay fields are added to it there). */
@@ -110,7 +99,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
     };
 
   const range = async (req: RouteRequest): Promise<Answer> => {
-    const { flags, ignoredParams } = readFlags(req, 'range');
+    const flags = req.flags();
     const numbers = parseRange(req.query.range);
     const variant = variantOf(flags);
     const relay = relayFor(flags, req, false);
@@ -120,7 +109,6 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
       const read = includedBlock(services, variant);
       const link = relay.link.forRequest(req.stats);
       return {
-        ignoredParams,
         async *items(signal: AbortSignal): AsyncGenerator<StreamItem> {
           for (const number of numbers) {
             if (signal.aborted) return;
@@ -131,14 +119,13 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
       };
     }
     return {
-      ignoredParams,
       async *items(signal: AbortSignal): AsyncGenerator<StreamItem> {
         for await (const answer of services.blocks.range(numbers, variant, signal)) yield { json: sentJson(answer, variant), cache: cacheOf(answer) };
       },
     };
   };
 
-  const head = relayable('head', {
+  const head = relayable({
     parse: (req, flags) => ({ finalizedOnly: flags.finalized !== false, variant: variantOf(flags, parseParaId(req.query.paraId)) }),
     async own(_req, { finalizedOnly, variant }, { blocks }) {
       const answer = await blocks.head(finalizedOnly, variant);
@@ -149,7 +136,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
     included: ({ variant }, services) => includedBlock(services, variant),
   });
 
-  const block = relayable('block', {
+  const block = relayable({
     parse: (req, flags) => variantOf(flags, parseParaId(req.query.paraId)),
     async own(req, variant, { blocks }) {
       const id = blockIdOf(paramOf(req, 'blockId'));
@@ -168,7 +155,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
     included: (variant, services) => includedBlock(services, variant),
   });
 
-  const headHeader = relayable('headHeader', {
+  const headHeader = relayable({
     parse: (_req, flags) => (flags.finalized === false ? 'best' : 'finalized'),
     own: async (_req, which, { reads }) => ({ body: await reads.header(which) }),
     relayId: (_req, which) => which,
@@ -177,7 +164,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
       async (hash) => ({ json: await reads.header(byHash(hash)) }),
   });
 
-  const header = relayable('header', {
+  const header = relayable({
     parse: () => undefined,
     own: async (req, _parsed, { reads }) => ({ body: await reads.header(blockIdOf(paramOf(req, 'blockId'))) }),
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
@@ -192,7 +179,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
     return { json: sentExtrinsic(found.json, variant), cache: cacheOf(found) };
   };
 
-  const extrinsic = relayable('extrinsic', {
+  const extrinsic = relayable({
     parse: (req, flags) => ({ index: parseIndex(paramOf(req, 'extrinsicIndex')), variant: variantOf(flags) }),
     async own(req, { index, variant }, services) {
       const { json, cache } = await extrinsicAt(services, blockIdOf(paramOf(req, 'blockId')), index, variant);
@@ -205,7 +192,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
         extrinsicAt(services, byHash(hash), index, variant),
   });
 
-  const raw = relayable('raw', {
+  const raw = relayable({
     parse: () => undefined,
     own: async (req, _parsed, { reads }) => ({ body: await reads.raw(blockIdOf(paramOf(req, 'blockId'))) }),
     relayId: (req) => relayIdOf(paramOf(req, 'blockId')),
@@ -215,12 +202,11 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
   });
 
   const paraInclusions = async (req: RouteRequest): Promise<Reply> => {
-    const { ignoredParams } = readFlags(req, 'paraInclusions');
     const paraId = parseParaId(req.query.paraId);
     const found = await chain.forRequest(req.stats).reads.paraInclusions(blockIdOf(paramOf(req, 'blockId')));
     if (found.inclusions.length === 0) throw badRequest(`Block ${found.number} on chain ${found.specName} doesn't have the paraInclusion event`);
     const inclusions = paraId === undefined ? found.inclusions : found.inclusions.filter((inclusion) => Number(inclusion.paraId) === paraId);
-    return { body: JSON.stringify({ at: { hash: found.hash, height: String(found.number) }, inclusions }), ignoredParams };
+    return { body: JSON.stringify({ at: { hash: found.hash, height: String(found.number) }, inclusions }) };
   };
 
   return { range, head, headHeader, block, header, extrinsic, raw, paraInclusions };

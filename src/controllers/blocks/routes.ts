@@ -110,6 +110,7 @@ export type BlockRouteName = keyof typeof BLOCK_ROUTES;
 export const BLOCKS_FAMILY: RouteFamily<BlockRouteName, QueryName> = {
   tag: 'blocks',
   formatVersion: 2,
+  noRelayBlock: 'useRcBlock is not served on this route: its id is a relay chain block already',
   routes: BLOCK_ROUTES,
   parameters: QUERY_PARAMETERS,
   pathParameters: {

@@ -4,22 +4,15 @@ import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { CoretimeReads } from '../../services/coretime/coretimeReads';
 import { replyAt } from '../answers';
-import { parseAt, readFlags, type ParamOptions } from '../params';
+import { parseAt } from '../params';
 import { CORETIME_FAMILY, type CORETIME_ROUTES } from './routes';
 
 type RouteName = keyof typeof CORETIME_ROUTES;
 
-export function coretimeHandlers(chain: ChainServices, options: ParamOptions): FamilyHandlers<RouteName> {
+export function coretimeHandlers(chain: ChainServices): FamilyHandlers<RouteName> {
   const answered = (route: RouteName, read: (coretime: CoretimeReads, at: AtBlock) => Promise<AnswerAt>) => async (req: RouteRequest) => {
-    const { ignoredParams } = readFlags(
-      req,
-      CORETIME_FAMILY.routes[route],
-      CORETIME_FAMILY.parameters,
-      options,
-      'useRcBlock is not served on the /coretime routes',
-    );
     const answer = await read(chain.forRequest(req.stats).coretime, parseAt(req.query.at));
-    return replyAt(answer, `coretime-${route}-${CORETIME_FAMILY.formatVersion}`, ignoredParams);
+    return replyAt(answer, `coretime-${route}-${CORETIME_FAMILY.formatVersion}`);
   };
   const brokerRoute = (route: 'leases' | 'regions' | 'renewals' | 'reservations') => answered(route, (coretime, at) => coretime.brokerRoute(at, route));
   return {

@@ -53,6 +53,7 @@ const region = closed({ core: number, begin: number, end: number, owner: { type:
 export const CORETIME_FAMILY: RouteFamily<keyof typeof CORETIME_ROUTES, 'at'> = {
   tag: 'coretime',
   formatVersion: 2,
+  noRelayBlock: 'useRcBlock is not served on the /coretime routes',
   routes: CORETIME_ROUTES,
   parameters: { at: AT_PARAMETER },
   pathParameters: {},

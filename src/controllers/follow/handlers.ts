@@ -12,10 +12,10 @@ import type { BlockStreams, StreamOptions } from '../../services/follow/blockStr
 import type { ExtrinsicPlace } from '../../cache/extrinsicWindow';
 import type { ExtrinsicIndex } from '../../services/follow/extrinsicIndex';
 import type { FinalizedFeed } from '../../services/follow/finalizedFeed';
-import { MAX_BLOCKS_PER_REQUEST, readFlags as readFlagsOf, type ParamOptions } from '../params';
+import { MAX_BLOCKS_PER_REQUEST } from '../params';
 import { parseParaId } from '../blocks/params';
 import { sentExtrinsic, variantOf } from '../../services/blocks/answerVariant';
-import { FOLLOW_FAMILY, type FollowRouteName } from './routes';
+import type { FollowRouteName } from './routes';
 
 const U32_MAX = 0xffff_ffff;
 
@@ -50,25 +50,15 @@ function extrinsicHashOf(raw: string): Hex {
 }
 
 /** Each follow route's handler, by name. */
-export function followHandlers(parts: FollowParts, options: ParamOptions): FamilyHandlers<FollowRouteName> {
+export function followHandlers(parts: FollowParts): FamilyHandlers<FollowRouteName> {
   const { streams, index, blocks, feed } = parts;
 
-  const readFlags = (req: RouteRequest, route: FollowRouteName) =>
-    readFlagsOf(
-      req,
-      FOLLOW_FAMILY.routes[route],
-      FOLLOW_FAMILY.parameters,
-      options,
-      "useRcBlock is not served on this route: it follows this chain's own finalized blocks",
-    );
-
-  const openStream = async (req: RouteRequest, streamOptions: StreamOptions, ignoredParams: string | undefined): Promise<EventStreamReply> => {
+  const openStream = async (req: RouteRequest, streamOptions: StreamOptions): Promise<EventStreamReply> => {
     const start = startOf(req);
     streams.admit();
     const head = await streams.defaultStart();
     const from = start ?? head;
     return {
-      ignoredParams,
       events(res) {
         const sink = new SseSink(res);
         sink.open(from);
@@ -78,13 +68,11 @@ export function followHandlers(parts: FollowParts, options: ParamOptions): Famil
   };
 
   const getBlockStream: Handler = async (req) => {
-    const { flags, ignoredParams } = readFlags(req, 'blockStream');
-    return openStream(req, { kind: 'blocks', variant: variantOf(flags, parseParaId(req.query.paraId)) }, ignoredParams);
+    return openStream(req, { kind: 'blocks', variant: variantOf(req.flags(), parseParaId(req.query.paraId)) });
   };
 
   const getHeaderStream: Handler = async (req) => {
-    const { ignoredParams } = readFlags(req, 'headerStream');
-    return openStream(req, { kind: 'headers' }, ignoredParams);
+    return openStream(req, { kind: 'headers' });
   };
 
   /** The heights searched when the index is asked, as a 404 names them. */
@@ -97,7 +85,6 @@ export function followHandlers(parts: FollowParts, options: ParamOptions): Famil
   };
 
   const getExtrinsic: Handler = async (req) => {
-    const { flags, ignoredParams } = readFlags(req, 'extrinsicByHash');
     const hash = extrinsicHashOf(typeof req.params.extrinsicHash === 'string' ? req.params.extrinsicHash : '');
     const from = heightOf(req.query.from, 'from');
     const to = heightOf(req.query.to, 'to');
@@ -117,13 +104,13 @@ export function followHandlers(parts: FollowParts, options: ParamOptions): Famil
       searched = `${indexWindow()}; search other heights with ?from=&to=`;
     }
     if (!place) throw notFound(`Extrinsic ${hash} was not found in ${searched}.`);
-    const variant = variantOf(flags);
+    const variant = variantOf(req.flags());
     const found = await blocks.extrinsic({ kind: 'number', number: place.height }, place.index, variant);
     // The index names only extrinsics it read from the finalized block itself.
     if (!found) throw notFound(`Extrinsic ${hash} was not found in finalized block ${place.height}.`);
     const shown = JSON.parse(sentExtrinsic(found.json, variant)) as { at: { height: string; hash: string }; extrinsics: unknown };
     const body = { blockNumber: shown.at.height, blockHash: shown.at.hash, index: String(place.index), extrinsic: shown.extrinsics };
-    return { body: JSON.stringify(body), cache: found.fromCache ? 'hit' : 'miss', ignoredParams };
+    return { body: JSON.stringify(body), cache: found.fromCache ? 'hit' : 'miss' };
   };
 
   return { blockStream: getBlockStream, headerStream: getHeaderStream, extrinsicByHash: getExtrinsic };

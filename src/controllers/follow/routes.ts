@@ -80,6 +80,7 @@ export type FollowRouteName = keyof typeof FOLLOW_ROUTES;
 export const FOLLOW_FAMILY: RouteFamily<FollowRouteName, FollowQueryName> = {
   tag: 'blocks',
   formatVersion: 1,
+  noRelayBlock: "useRcBlock is not served on this route: it follows this chain's own finalized blocks",
   routes: FOLLOW_ROUTES,
   parameters: FOLLOW_PARAMETERS,
   pathParameters: { extrinsicHash: { description: 'The extrinsic hash (0x and 64 hex digits)', schema: hash } },

@@ -4,7 +4,7 @@ import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
-import { isUInt, readFlags, type ParamOptions } from '../params';
+import { isUInt } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { PALLET_ASSETS_FAMILY, type PalletAssetsRouteName } from './routes';
 
@@ -17,30 +17,27 @@ function assetIdOf(req: RouteRequest): number {
 }
 
 /** `relay`: what useRcBlock=true reads through (this chain's relay link, or why there is none). */
-export function palletAssetsHandlers(chain: ChainServices, options: ParamOptions, relay?: RelayOption): FamilyHandlers<PalletAssetsRouteName> {
-  const answer = (req: RouteRequest, route: PalletAssetsRouteName, tag: string, read: (at: AtBlock) => Promise<AnswerAt>) => {
-    const { flags, ignoredParams } = readFlags(req, PALLET_ASSETS_FAMILY.routes[route], PALLET_ASSETS_FAMILY.parameters, options, '');
-    const choice = relayChoiceOf(req, flags.useRcBlock === true, relay);
-    return answerAtOrIncluded(req, choice, `${tag}-${PALLET_ASSETS_FAMILY.formatVersion}`, ignoredParams, read);
-  };
+export function palletAssetsHandlers(chain: ChainServices, relay?: RelayOption): FamilyHandlers<PalletAssetsRouteName> {
+  const answer = (req: RouteRequest, tag: string, read: (at: AtBlock) => Promise<AnswerAt>) =>
+    answerAtOrIncluded(req, relayChoiceOf(req, relay), `${tag}-${PALLET_ASSETS_FAMILY.formatVersion}`, read);
   const service = (req: RouteRequest) => chain.forRequest(req.stats).palletAssets;
   return {
     async assetInfo(req) {
       const id = assetIdOf(req);
-      return answer(req, 'assetInfo', `asset-${id}`, (at) => service(req).assetInfo(at, 'Assets', id));
+      return answer(req, `asset-${id}`, (at) => service(req).assetInfo(at, 'Assets', id));
     },
     async poolAssetInfo(req) {
       const id = assetIdOf(req);
-      return answer(req, 'poolAssetInfo', `pool-asset-${id}`, (at) => service(req).assetInfo(at, 'PoolAssets', id));
+      return answer(req, `pool-asset-${id}`, (at) => service(req).assetInfo(at, 'PoolAssets', id));
     },
     async foreignAssets(req) {
-      return answer(req, 'foreignAssets', 'foreign-assets', (at) => service(req).foreignAssets(at));
+      return answer(req, 'foreign-assets', (at) => service(req).foreignAssets(at));
     },
     async liquidityPools(req) {
-      return answer(req, 'liquidityPools', 'pools', (at) => service(req).liquidityPools(at));
+      return answer(req, 'pools', (at) => service(req).liquidityPools(at));
     },
     async nextPoolAssetId(req) {
-      return answer(req, 'nextPoolAssetId', 'next-pool-id', (at) => service(req).nextPoolAssetId(at));
+      return answer(req, 'next-pool-id', (at) => service(req).nextPoolAssetId(at));
     },
   };
 }

@@ -16,6 +16,7 @@ const QUERY = ['at', 'useRcBlock', 'useRcBlockFormat'] as const;
 export const PALLET_ASSETS_ROUTES = {
   assetInfo: {
     path: '/pallets/assets/:assetId/asset-info',
+    ownChecksFirst: true,
     summary: "An asset's details (owner, supply, accounts, status ...) and metadata (name, symbol, decimals) at a block",
     description: "The details are null for an id no asset has; the metadata is then the pallet's default (empty name and symbol).",
     query: QUERY,
@@ -25,6 +26,7 @@ export const PALLET_ASSETS_ROUTES = {
   },
   poolAssetInfo: {
     path: '/pallets/pool-assets/:assetId/asset-info',
+    ownChecksFirst: true,
     summary: "A pool asset's (a liquidity token's) details and metadata at a block",
     query: QUERY,
     response: 'PalletPoolAssetInfo',

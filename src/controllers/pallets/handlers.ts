@@ -4,17 +4,12 @@
 import { blake2AsHex } from '@polkadot/util-crypto';
 
 import { badRequest } from '../../errors';
-import type { FamilyHandlers, RouteRequest } from '../../http/routes';
-import type { Hex } from '../../rpc/nodeClient';
+import type { FamilyHandlers, Flags, RouteRequest } from '../../http/routes';
 import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { PalletField } from '../../services/pallets/palletLookup';
-import { replyAt } from '../answers';
-import { parseAt, readFlags, type ParamOptions } from '../params';
-import { parseRcBlockFormat, relayAnswer, relayLinkOf, type RelayOption } from '../relayAnswer';
+import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { MAX_STORAGE_KEYS, PALLETS_FAMILY, type PalletsRouteName } from './routes';
-
-const NO_RELAY_BLOCK = 'useRcBlock is not served on this route';
 
 const textOf = (value: unknown) => (typeof value === 'string' ? value : '');
 
@@ -44,30 +39,19 @@ const ITEMS: Partial<Record<PalletsRouteName, { field: Exclude<PalletField, 'sto
 };
 
 /** `relay`: what useRcBlock=true reads through (this chain's relay link, or why there is none). */
-export function palletsHandlers(chain: ChainServices, options: ParamOptions, relay?: RelayOption): FamilyHandlers<PalletsRouteName> {
-  /**
-   * Reads the route's flags and `at`, then answers at that block, or with useRcBlock at
-   * each block of this chain the relay block included (never kept by clients: the relay
-   * block may not be final).
-   */
+export function palletsHandlers(chain: ChainServices, relay?: RelayOption): FamilyHandlers<PalletsRouteName> {
+  /** Reads `at` (after the flags), then answers at that block, or with useRcBlock at each block of this chain the relay block included. */
   const answer = async (
     req: RouteRequest,
     route: PalletsRouteName,
     tagParts: unknown[],
-    read: (services: ChainServices, at: AtBlock, flags: Record<string, boolean | undefined>) => Promise<AnswerAt>,
+    read: (services: ChainServices, at: AtBlock, flags: Flags) => Promise<AnswerAt>,
   ) => {
-    const { flags, ignoredParams } = readFlags(req, PALLETS_FAMILY.routes[route], PALLETS_FAMILY.parameters, options, NO_RELAY_BLOCK);
-    const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
-    const relayLink = flags.useRcBlock === true ? relayLinkOf(relay) : undefined;
-    const at = parseAt(req.query.at);
+    const choice = relayChoiceOf(req, relay);
+    const flags = req.flags();
     const services = chain.forRequest(req.stats);
-    if (relayLink) {
-      const readAt = async (hash: Hex) => ({ json: (await read(services, { kind: 'hash', hash }, flags)).json });
-      const { relayBlock, items } = await relayLink.forRequest(req.stats).eachIncluded(at, readAt);
-      return { body: relayAnswer(relayBlock, items, format), ignoredParams };
-    }
-    const found = await read(services, at, flags);
-    return replyAt(found, tagOf(route, [...tagParts, flags.onlyIds === true, flags.metadata === true]), ignoredParams);
+    const tag = tagOf(route, [...tagParts, flags.onlyIds === true, flags.metadata === true]);
+    return answerAtOrIncluded(req, choice, tag, (at) => read(services, at, flags));
   };
 
   const listHandler = (route: PalletsRouteName, field: PalletField) => (req: RouteRequest) => {

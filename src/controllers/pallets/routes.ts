@@ -69,6 +69,7 @@ export const PALLETS_ROUTES = {
   },
   storageItem: {
     path: '/pallets/:palletId/storage/:storageItemId',
+    ownChecksFirst: true,
     summary: "A storage item's value at a block (a map's by its keys), with the item's metadata when asked",
     description:
       "The key is built from the runtime's metadata and read in one call, in the same wave as the block's version; " +

@@ -5,7 +5,7 @@ import type { AtBlock, AnswerAt } from '../../services/shared/at/blockAt';
 import type { ChainServices } from '../../services/chain';
 import type { ParasReads } from '../../services/paras/parasReads';
 import { replyAt } from '../answers';
-import { isUInt, parseAt, readFlags, type ParamOptions } from '../params';
+import { isUInt, parseAt } from '../params';
 import { PARAS_FAMILY, type PARAS_ROUTES } from './routes';
 
 const MAX_PARA_ID = 0xffff_ffff;
@@ -21,14 +21,13 @@ function paraIdOf(req: RouteRequest): number {
 
 type RouteName = keyof typeof PARAS_ROUTES;
 
-export function parasHandlers(chain: ChainServices, options: ParamOptions): FamilyHandlers<RouteName> {
-  /** Reads the request's flags and `at` (before anything else, as sidecar), then answers `read` tagged for clients to keep. */
+export function parasHandlers(chain: ChainServices): FamilyHandlers<RouteName> {
+  /** Reads `at` (after the flags, as sidecar), then answers `read` tagged for clients to keep. */
   const answered = (route: RouteName, tag: (req: RouteRequest) => string, read: (paras: ParasReads, at: AtBlock, req: RouteRequest) => Promise<AnswerAt>) => {
     return async (req: RouteRequest) => {
-      const { ignoredParams } = readFlags(req, PARAS_FAMILY.routes[route], PARAS_FAMILY.parameters, options, 'useRcBlock is not served on the /paras routes');
       const at = parseAt(req.query.at);
       const answer = await read(chain.forRequest(req.stats).paras, at, req);
-      return replyAt(answer, `paras-${route}-${tag(req)}-${PARAS_FAMILY.formatVersion}`, ignoredParams);
+      return replyAt(answer, `paras-${route}-${tag(req)}-${PARAS_FAMILY.formatVersion}`);
     };
   };
   const plain = () => '';

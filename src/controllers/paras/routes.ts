@@ -88,6 +88,7 @@ const orNullDecimal = { type: ['string', 'null'], pattern: '^[0-9]+$' };
 export const PARAS_FAMILY: RouteFamily<keyof typeof PARAS_ROUTES, ParasQueryName> = {
   tag: 'paras',
   formatVersion: 1,
+  noRelayBlock: 'useRcBlock is not served on the /paras routes',
   routes: PARAS_ROUTES,
   parameters: {
     at: AT_PARAMETER,

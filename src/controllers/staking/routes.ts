@@ -43,6 +43,7 @@ export const STAKING_ROUTES = {
   },
   pool: {
     path: '/pallets/nomination-pools/:poolId',
+    ownChecksFirst: true,
     summary: "A nomination pool's bonded and reward parts at a block (null for an id no pool has), and with metadata=true its metadata",
     query: [...QUERY, 'metadata'],
     response: 'NominationPool',

@@ -7,11 +7,8 @@ import { badRequest } from '../../errors';
 import type { FamilyHandlers, RouteRequest } from '../../http/routes';
 import { parseAccount } from '../../services/accounts/addresses';
 import type { ChainServices } from '../../services/chain';
-import { readFlags, type ParamOptions } from '../params';
 import { answerAtOrIncluded, relayChoiceOf, type RelayOption } from '../relayAnswer';
 import { STAKING_ACCOUNTS_FAMILY, type StakingAccountsRouteName } from './routes';
-
-const NO_RELAY_BLOCK = 'useRcBlock is not served on this route';
 
 /** A whole number query parameter as sidecar reads it (absent or empty: the default), with its messages. */
 export function wholeNumberParam(raw: unknown, name: string): number | undefined {
@@ -31,24 +28,20 @@ function stashOf(req: RouteRequest): { stash: Uint8Array; address: string } {
   return { stash: parsed.account, address };
 }
 
-export function stakingAccountsHandlers(chain: ChainServices, options: ParamOptions, relay?: RelayOption): FamilyHandlers<StakingAccountsRouteName> {
-  const checked = (req: RouteRequest, route: StakingAccountsRouteName) => {
-    const { flags, ignoredParams } = readFlags(req, STAKING_ACCOUNTS_FAMILY.routes[route], STAKING_ACCOUNTS_FAMILY.parameters, options, NO_RELAY_BLOCK);
-    return { ignoredParams, choice: relayChoiceOf(req, flags.useRcBlock === true, relay) };
-  };
+export function stakingAccountsHandlers(chain: ChainServices, relay?: RelayOption): FamilyHandlers<StakingAccountsRouteName> {
   return {
     async stakingInfo(req) {
       const { stash, address } = stashOf(req);
-      const { ignoredParams, choice } = checked(req, 'stakingInfo');
+      const choice = relayChoiceOf(req, relay);
       // Sidecar leaves the claims out only for the exact text `false`.
       const withClaims = req.query.includeClaimedRewards !== 'false';
       const services = chain.forRequest(req.stats);
       const tag = `staking-info-${u8aToHex(stash).slice(2)}-${withClaims}-${STAKING_ACCOUNTS_FAMILY.formatVersion}`;
-      return answerAtOrIncluded(req, choice, tag, ignoredParams, (at) => services.stakingInfo.info(at, stash, address, withClaims));
+      return answerAtOrIncluded(req, choice, tag, (at) => services.stakingInfo.info(at, stash, address, withClaims));
     },
     async stakingPayouts(req) {
       const { stash } = stashOf(req);
-      const { ignoredParams, choice } = checked(req, 'stakingPayouts');
+      const choice = relayChoiceOf(req, relay);
       const era = wholeNumberParam(req.query.era, 'era');
       // Sidecar reads a repeated depth as its values joined by commas (so, no number).
       const depthRaw = Array.isArray(req.query.depth) ? req.query.depth.join(',') : req.query.depth;
@@ -57,9 +50,7 @@ export function stakingAccountsHandlers(chain: ChainServices, options: ParamOpti
       const services = chain.forRequest(req.stats);
       const signal = req.clientGone();
       const tag = `staking-payouts-${u8aToHex(stash).slice(2)}-${depth}-${era ?? 'last'}-${unclaimedOnly}-${STAKING_ACCOUNTS_FAMILY.formatVersion}`;
-      return answerAtOrIncluded(req, choice, tag, ignoredParams, (at) =>
-        services.stakingPayouts.payouts(at, { account: stash, depth, era, unclaimedOnly, signal }),
-      );
+      return answerAtOrIncluded(req, choice, tag, (at) => services.stakingPayouts.payouts(at, { account: stash, depth, era, unclaimedOnly, signal }));
     },
   };
 }

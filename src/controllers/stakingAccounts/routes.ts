@@ -13,6 +13,7 @@ const ADDRESS_ERRORS = 'A malformed address, a malformed `at` or flag, a height 
 export const STAKING_ACCOUNTS_ROUTES = {
   stakingInfo: {
     path: '/accounts/:accountId/staking-info',
+    ownChecksFirst: true,
     summary: "A stash's staking at a block: controller, reward destination, nominations, ledger, and per era whether its rewards were claimed",
     description:
       'Read in two waves once `at` is resolved (a third for a nominator whose validator was paid for some of its pages only): ' +
@@ -24,6 +25,7 @@ export const STAKING_ACCOUNTS_ROUTES = {
   },
   stakingPayouts: {
     path: '/accounts/:accountId/staking-payouts',
+    ownChecksFirst: true,
     summary: "An account's payouts per era over `depth` eras up to `era`: per validator it backed, its points, commission, exposure, payout, and if claimed",
     description:
       `Eras are read ${ERAS_PER_WAVE} at a time, each batch's exposures, rewards and points in two waves, then every validator's era facts, bond and ledger ` +

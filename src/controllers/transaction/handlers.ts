@@ -1,10 +1,10 @@
 // HTTP for `/transaction`: each route reads its parameters, asks the services, and returns one answer value.
 import { badRequest } from '../../errors';
-import type { FamilyHandlers, RouteRequest } from '../../http/routes';
+import type { FamilyHandlers } from '../../http/routes';
 import type { ChainServices } from '../../services/chain';
 import { replyAt } from '../answers';
 import { metadataFormOf, metadataVersionOf } from '../metadataParams';
-import { isUInt, parseAt, readFlags, type ParamOptions } from '../params';
+import { isUInt, parseAt } from '../params';
 import type { AtBlock } from '../../services/shared/at/blockAt';
 import { txHexOf } from '../../services/transaction/submittedTx';
 import { metadataBlobBodyOf } from './metadataBlobBody';
@@ -28,48 +28,40 @@ function dryRunBodyOf(body: unknown): { tx: `0x${string}`; sender: string; at: A
   return { tx, sender, at, xcmVersion: typeof xcmVersion === 'number' && xcmVersion > 0 ? xcmVersion : undefined };
 }
 
-export function transactionHandlers(chain: ChainServices, options: ParamOptions): FamilyHandlers<TransactionRouteName> {
-  const readParams = (req: RouteRequest, route: TransactionRouteName) =>
-    readFlags(req, TRANSACTION_FAMILY.routes[route], TRANSACTION_FAMILY.parameters, options, 'useRcBlock is not served on this route');
+export function transactionHandlers(chain: ChainServices): FamilyHandlers<TransactionRouteName> {
   return {
     async material(req) {
-      const { ignoredParams } = readParams(req, 'material');
       const at = parseAt(req.query.at);
       const form = metadataFormOf(req.query.metadata);
       const answer = await chain.forRequest(req.stats).material.material(at, form);
-      return replyAt(answer, `material-${form ?? 'none'}-${TRANSACTION_FAMILY.formatVersion}`, ignoredParams);
+      return replyAt(answer, `material-${form ?? 'none'}-${TRANSACTION_FAMILY.formatVersion}`);
     },
     async materialAtVersion(req) {
-      const { ignoredParams } = readParams(req, 'materialAtVersion');
       const at = parseAt(req.query.at);
       const version = metadataVersionOf(req.params.metadataVersion);
       const form = metadataFormOf(req.query.metadata);
       const answer = await chain.forRequest(req.stats).material.materialAtVersion(at, version, form);
-      return replyAt(answer, `material-v${version}-${form ?? 'json'}-${TRANSACTION_FAMILY.formatVersion}`, ignoredParams);
+      return replyAt(answer, `material-v${version}-${form ?? 'json'}-${TRANSACTION_FAMILY.formatVersion}`);
     },
     async feeEstimate(req) {
-      const { ignoredParams } = readParams(req, 'feeEstimate');
       const tx = txHexOf(req.body);
       const json = await chain.forRequest(req.stats).feeEstimates.estimate(tx, tx);
-      return { body: json, ignoredParams };
+      return { body: json };
     },
     async dryRun(req) {
-      const { ignoredParams } = readParams(req, 'dryRun');
       const { tx, sender, at, xcmVersion } = dryRunBodyOf(req.body);
       const json = await chain.forRequest(req.stats).dryRuns.dryRun({ call: tx, sender, at, xcmVersion, sent: tx });
-      return { body: json, ignoredParams };
+      return { body: json };
     },
     async metadataBlob(req) {
-      const { ignoredParams } = readParams(req, 'metadataBlob');
       const { at, subject } = metadataBlobBodyOf(req.body);
       const json = await chain.forRequest(req.stats).metadataBlobs.blob(at, subject);
-      return { body: json, ignoredParams };
+      return { body: json };
     },
     async submit(req) {
-      const { ignoredParams } = readParams(req, 'submit');
       const tx = txHexOf(req.body);
       const hash = await chain.forRequest(req.stats).submitter.submit(tx, tx);
-      return { body: JSON.stringify({ hash }), ignoredParams };
+      return { body: JSON.stringify({ hash }) };
     },
   };
 }
