@@ -7,6 +7,7 @@ import { startDevnet } from './support/devnet';
 import { askBoth } from './support/sidecarCompare';
 import { startSidecar, type Peer } from '../harness/processes';
 import { startFastcarOn } from '../harness/fastcar';
+import { eachLimited } from './support/eachLimited';
 
 let devnet: Devnet;
 let manifest: SeedManifest;
@@ -22,16 +23,6 @@ afterAll(async () => {
   await Promise.all([sidecar?.stop(), fastcar?.close()]);
   await devnet?.close();
 });
-
-/** Runs `work` over `items` with at most `limit` at a time. */
-async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  const queue = [...items];
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-    }),
-  );
-}
 
 async function compare(path: string): Promise<unknown> {
   const { theirs, ours } = await askBoth(sidecar.url, fastcar.url, path);
@@ -60,7 +51,7 @@ it('serves every seeded block exactly as sidecar does, without fees', async () =
 
 it('matches sidecar on docs, hash ids, headers, head, ranges, single extrinsics and raw blocks', async () => {
   const interesting = Object.values(manifest.blocks);
-  for (const n of interesting) {
+  await eachLimited(interesting, 4, async (n) => {
     const block = (await compare(`/blocks/${n}?eventDocs=true&extrinsicDocs=true`)) as { hash: string; extrinsics: unknown[] };
     await compare(`/blocks/${block.hash}`);
     await compare(`/blocks/${n}/header`);
@@ -68,7 +59,7 @@ it('matches sidecar on docs, hash ids, headers, head, ranges, single extrinsics 
     await compare(`/blocks/${n}/extrinsics-raw`);
     await compare(`/blocks/${n}/extrinsics/${block.extrinsics.length - 1}`);
     await compare(`/blocks/${n}/extrinsics/0?noFees=true`);
-  }
+  });
   await compare(`/blocks/${manifest.blocks.batches}?finalizedKey=false`);
   await compare('/blocks/head');
   await compare('/blocks/head?finalized=false');

@@ -21,6 +21,7 @@ import { openApiDocument } from '../src/controllers/families';
 import type { Fastcar } from '../src/server';
 import { startDevnet } from './support/devnet';
 import { askBoth } from './support/sidecarCompare';
+import { eachLimited } from './support/eachLimited';
 
 let devnet: Devnet;
 let manifest: SeedManifest;
@@ -113,7 +114,7 @@ describe('lists of items', () => {
     const check = { storage: schemaCheck('PalletStorage'), consts: schemaCheck('PalletConstants'), errors: schemaCheck('PalletErrors') };
     let answered = 0;
     for (const chain of chains) {
-      for (const pallet of chain.pallets) {
+      await eachLimited(chain.pallets, 4, async (pallet) => {
         for (const kind of KINDS) {
           // A pallet without items of this kind: sidecar's 400 and message.
           const byName = await compare(`${chain.mount}/pallets/${pallet.name}/${kind}`);
@@ -126,7 +127,7 @@ describe('lists of items', () => {
             expect({ kind, valid: validate(byName), errors: validate.errors ?? null }).toEqual({ kind, valid: true, errors: null });
           }
         }
-      }
+      });
     }
     expect(answered).toBeGreaterThan(100);
   }, 600_000);
@@ -203,11 +204,11 @@ describe('items one by one', () => {
     ] as const) {
       for (const pallet of pallets) {
         for (const kind of ['consts', 'errors', 'events', 'dispatchables'] as const) {
-          for (const name of await namesOf(mount, pallet, kind)) {
+          await eachLimited(await namesOf(mount, pallet, kind), 4, async (name) => {
             if (await compareItem(mount, pallet, kind, name)) misread.push(`${mount}/${pallet}/${kind}/${name}`);
             const plain = await compare(`${mount}/pallets/${pallet}/${kind}/${stringCamelCase(name)}`);
             if (kind === 'consts') expect(check(plain)).toBe(true);
-          }
+          });
         }
       }
     }
@@ -266,12 +267,12 @@ describe('storage items', () => {
       const hash = await hashOf(chain.mount, heights[0]!);
       const items = await plainItems(chain);
       expect(items.length).toBeGreaterThan(20);
-      for (const [pallet, item] of items) {
+      await eachLimited(items, 4, async ([pallet, item]) => {
         const head = await compare(`${chain.mount}/pallets/${pallet}/storage/${item}`);
         expect(check(head)).toBe(true);
         for (const query of [...heights.map((height) => `?at=${height}`), `?at=${hash}&metadata=true`])
           await compare(`${chain.mount}/pallets/${pallet}/storage/${item}${query}`);
-      }
+      });
     }
   }, 600_000);
 
