@@ -153,6 +153,33 @@ describe('answers bounded: big answers and clients that never read (item 1)', ()
     expect(peakRssMb(proxy.pid) - idle).toBeLessThan(RSS_BOUND_MB);
   }, 90_000);
 
+  it('starts only a few pipelined batches of a connection that reads nothing, not the thousand its address may have in progress', async () => {
+    const hits = () => metric(proxy.url, 'proxy_cache_hits_total');
+    const [before, closedBefore] = [await hits(), await metric(proxy.url, 'proxy_closed_connections_total{reason="send_timeout"}')];
+    // 2,000 batches of 200 cached calls on each connection (about 40 MB of answers), sent at once.
+    hostile = await startHostile({
+      kind: 'http-unread',
+      port: proxy.port,
+      connections: 2,
+      requests: 2000,
+      body: { method: 'chain_getBlockHash', params: [7], count: 200, batch: true },
+    });
+    await hostile.next('ready');
+    await sleep(4000);
+    const answered = ((await hits()) - before) / 200;
+    const grewMb = peakRssMb(proxy.pid) - idle;
+    console.log(`HTTP, pipelined batches unread: ${answered} of 4000 batches answered; proxy grew ${grewMb} MB over idle ${idle} MB`);
+    // Each connection: a few batches in progress at once, answered as its socket takes them, the rest
+    // refused (without the bound: 1,024 in progress, as many as one address may have, and 500 MB).
+    expect(await metric(proxy.url, 'proxy_refused_calls_total{reason="pipelined"}')).toBeGreaterThan(0);
+    expect(answered).toBeLessThan(1024);
+    expect(grewMb).toBeLessThan(200);
+    const deadline = Date.now() + 40_000;
+    const closed = async () => (await metric(proxy.url, 'proxy_closed_connections_total{reason="send_timeout"}')) - closedBefore;
+    while ((await closed()) < 2 && Date.now() < deadline) await sleep(100);
+    expect(await closed()).toBe(2);
+  }, 90_000);
+
   it('stops taking the calls of WebSockets that read nothing, and closes them after the send timeout', async () => {
     const before = await metric(proxy.url, 'proxy_closed_connections_total{reason="send_timeout"}');
     hostile = await startHostile({

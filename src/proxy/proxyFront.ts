@@ -90,12 +90,38 @@ function onBodyEnd(this: ProxyRequest): void {
   this.exchange!.front.bodyEnd(this.exchange!);
 }
 
+/**
+ * Requests of one HTTP connection in progress at once; more are refused with 429 until one is
+ * done. Node starts every request a client pipelines, and an answer that waits on a promise
+ * holds no bytes Node would count against the socket: without this bound one connection that
+ * sends batches and reads nothing holds as many as its address may (about half a gigabyte of
+ * parsed calls and answers), not a handful. A refusal is a small answer, which Node does count:
+ * it stops reading a connection whose answers pile up.
+ */
+export const PIPELINED_REQUESTS = 8;
+
+/** Requests in progress on each HTTP connection. */
+const inProgress = new WeakMap<Socket, number>();
+
+/** One more request on `socket`, or false when it already has as many in progress as it may. */
+function startedOn(socket: Socket): boolean {
+  const count = inProgress.get(socket) ?? 0;
+  if (count >= PIPELINED_REQUESTS) return false;
+  inProgress.set(socket, count + 1);
+  return true;
+}
+
+function doneOn(socket: Socket | null): void {
+  if (socket) inProgress.set(socket, (inProgress.get(socket) ?? 1) - 1);
+}
+
 /** Done or gone (the client left): its calls stop being waited on. */
 function onPostClosed(this: ServerResponse): void {
   const exchange = (this.req as ProxyRequest).exchange!;
   exchange.release();
   closeConnection(exchange.connection);
   exchange.front.forget(this);
+  doneOn(exchange.req.socket);
 }
 
 /** The Content-Length a request declares, read from its raw headers: the parsed headers are made only when asked for. */
@@ -262,6 +288,12 @@ export class ProxyFront {
     if (isRefusal(release)) {
       metrics.refused(release.reason);
       writeJson(res, 429, failure(null, RpcCode.serverIsBusy, release.message));
+      return;
+    }
+    if (!startedOn(req.socket)) {
+      release();
+      metrics.refused('pipelined');
+      writeJson(res, 429, failure(null, RpcCode.serverIsBusy, `Too many requests in progress on this connection (at most ${PIPELINED_REQUESTS})`));
       return;
     }
     req.exchange = new PostExchange(this, req, res, openConnection(client, scheduler.lane(client.group)), release);

@@ -8,7 +8,7 @@ import type { HttpRpcCounts } from '../rpc/transport';
 import type { UpstreamPool } from './upstreamPool';
 
 /** Why a call (or a connection) was answered with an error without reaching a node. */
-export type RefusedReason = 'malformed' | 'batch' | 'method' | 'params' | 'answer_size' | 'subscriptions' | 'connections' | 'requests';
+export type RefusedReason = 'malformed' | 'batch' | 'method' | 'params' | 'answer_size' | 'subscriptions' | 'connections' | 'requests' | 'pipelined';
 /** Why the proxy closed a WebSocket. */
 export type ClosedReason = 'ping' | 'send_timeout' | 'idle';
 
