@@ -209,7 +209,7 @@ describe('/coretime on the relay devnet (its assignments now in ParaScheduler)',
   it('answers info and overview where sidecar 20 answers 500 (it looks for CoretimeAssignmentProvider), from the pallets the runtime has', async () => {
     const signer = await devnetSigner(relay.wsUrl);
     try {
-      const { api, alice } = signer;
+      const { api, sender: alice } = signer;
       for (const route of ['info', 'overview']) {
         const { theirs, ours } = await both(`/coretime/${route}`);
         expect([theirs.status, ours.status]).toEqual([500, 200]);

@@ -144,7 +144,7 @@ describe('/pallets/on-going-referenda', () => {
   it('lists a referendum submitted on the root track, with its decision deposit, as sidecar 20 does', async () => {
     const signer = await devnetSigner(devnet.wsUrl);
     try {
-      const { api, alice } = signer;
+      const { api, sender: alice } = signer;
       const nonce = (await api.rpc.system.accountNextIndex(alice.address)).toNumber();
       const proposal = { Inline: api.tx.system.remark('0x00').method.toHex() };
       const submit = await api.tx.referenda.submit({ system: 'Root' }, proposal, { After: 10 }).signAsync(alice, { nonce, era: 0 });

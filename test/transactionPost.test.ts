@@ -37,7 +37,7 @@ let sidecar: Peer;
 let fastcar: Fastcar;
 
 beforeAll(async () => {
-  ({ devnet } = await startDevnet({ submits: true }));
+  ({ devnet } = await startDevnet());
   [signer, sidecar, fastcar] = await Promise.all([
     devnetSigner(devnet.wsUrl),
     startSidecar(devnet.wsUrl, '/runtime/spec', {}, 20),
@@ -253,7 +253,7 @@ describe('POST /transaction/dry-run', () => {
   };
 
   it('answers as sidecar 20 for a call that succeeds, one whose dispatch fails, a bad origin and a remark, in one wave', async () => {
-    const { api, alice, bob } = signer;
+    const { api, sender: alice, recipient: bob } = signer;
     const calls = {
       transfer: api.tx.balances.transferKeepAlive(bob.address, UNIT).method.toHex(),
       tooMuch: api.tx.balances.transferKeepAlive(bob.address, 10n ** 30n).method.toHex(),
@@ -278,7 +278,7 @@ describe('POST /transaction/dry-run', () => {
   });
 
   it("sends XCM in the chain's safe version where sidecar sends 0: sidecar's answer when given that version", async () => {
-    const { api, alice } = signer;
+    const { api, sender: alice } = signer;
     const safe = ((await api.query.polkadotXcm.safeXcmVersion()) as unknown as { unwrap(): { toNumber(): number } }).unwrap().toNumber();
     const xcmSend = '0x1f0004010004040a';
     const sidecarDefault = await dry(sidecar.url, { tx: xcmSend, senderAddress: alice.address });
@@ -293,7 +293,7 @@ describe('POST /transaction/dry-run', () => {
   });
 
   it('refuses a bad sender, a call the runtime cannot read and a missing field before asking the node, as sidecar does', async () => {
-    const { alice } = signer;
+    const { sender: alice } = signer;
     const cases: [string, Record<string, unknown>][] = [
       ['bad sender', { tx: '0x0000081234', senderAddress: 'xyz' }],
       ['not a call', { tx: '0x1234', senderAddress: alice.address }],
@@ -321,16 +321,16 @@ describe('POST /transaction/dry-run', () => {
   });
 
   it('runs at the block `at` names and says so', async () => {
-    const answer = await dry(fastcar.url, { tx: '0x0000081234', senderAddress: signer.alice.address, at: '5' });
+    const answer = await dry(fastcar.url, { tx: '0x0000081234', senderAddress: signer.sender.address, at: '5' });
     expect(answer.status).toBe(200);
     expect((answer.body.at as { height: string }).height).toBe('5');
-    expect((await dry(fastcar.url, { tx: '0x0000081234', senderAddress: signer.alice.address, at: 'abc' })).status).toBe(400);
+    expect((await dry(fastcar.url, { tx: '0x0000081234', senderAddress: signer.sender.address, at: 'abc' })).status).toBe(400);
   });
 });
 
 describe('POST /transaction', () => {
   it('submits once: the transaction lands in the next block with the fee estimated for it, and the balance moves', async () => {
-    const bob = signer.bob.address;
+    const bob = signer.recipient.address;
     const before = ((await signer.api.query.system.account(bob)) as unknown as { data: { free: { toBigInt(): bigint } } }).data.free.toBigInt();
     const submitted = await post(fastcar.url, '/transaction', { tx: transfer });
     expect(submitted).toEqual({ status: 200, body: { hash: blake2AsHex(transfer, 256) }, calls: 1 });
@@ -403,7 +403,7 @@ describe('behind the caching JSON-RPC proxy', () => {
     const { proxy, address } = await startProxy(proxyConfigFor([devnet.wsUrl], { port: 0, logLevel: 'silent' }), createLogger('silent'));
     const behind = await startFastcarOn(`ws://${address}`, { FASTCAR_PREBUILD_BLOCKS: '0' });
     try {
-      const { api, alice, bob } = signer;
+      const { api, sender: alice, recipient: bob } = signer;
       const nonce = (await api.rpc.system.accountNextIndex(alice.address)).toNumber();
       const tx = (await api.tx.balances.transferKeepAlive(bob.address, UNIT).signAsync(alice, { nonce, era: 0 })).toHex();
       expect((await post(behind.url, '/transaction/fee-estimate', { tx })).status).toBe(200);
@@ -427,7 +427,7 @@ describe('a submission is sent once, whatever the provider answers', () => {
     const { proxy, address } = await startProxy(proxyConfigFor([stand.url], { port: 0, logLevel: 'silent' }), createLogger('silent'));
     const direct = await startFastcarOn(stand.url, { FASTCAR_PREBUILD_BLOCKS: '0' });
     try {
-      const { api, alice, bob } = signer;
+      const { api, sender: alice, recipient: bob } = signer;
       const nonce = (await api.rpc.system.accountNextIndex(alice.address)).toNumber();
       const tx = (await api.tx.balances.transferKeepAlive(bob.address, UNIT).signAsync(alice, { nonce, era: 0 })).toHex();
       const refused = await post(direct.url, '/transaction', { tx });

@@ -5,7 +5,7 @@
 // (balances, staking state, transaction material, metadata, spec, head) and its 8 writes (fee
 // estimates, the RFC-78 metadata hash, dry runs, submission). The reads must answer the same;
 // the send flow must work through it: read balance and material, craft, estimate, ask the
-// metadata hash, sign with Alice's key, dry-run and submit, find the transfer in the next
+// metadata hash, sign with Charlie's key, dry-run and submit, find the transfer in the next
 // block, the balance moved by amount + fee. The reads that fastcar cannot answer yet (the
 // /pallets/staking routes) and those sidecar 20 fails on the devnet are asserted by name, so
 // the counts below change only with a test that says why.
@@ -172,9 +172,10 @@ jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
 
 beforeAll(async () => {
   // Its relay chain beside it, as a wallet's server is set up: staking progress on an Asset Hub reads it.
-  [{ devnet }, relay] = await Promise.all([startDevnet({ submits: true }), startRelayDevnet({ port: 0 })]);
+  [{ devnet }, relay] = await Promise.all([startDevnet(), startRelayDevnet({ port: 0 })]);
   [signer, sidecar, fastcar] = await Promise.all([
-    devnetSigner(devnet.wsUrl),
+    // Its own sender: it may share the real node with transactionPost, which signs as Alice.
+    devnetSigner(devnet.wsUrl, { sender: '//Charlie', recipient: '//Dave' }),
     startSidecar(devnet.wsUrl, '/runtime/spec', { SAS_SUBSTRATE_MULTI_CHAIN_URL: JSON.stringify([{ url: relay.wsUrl, type: 'relay' }]) }, 20),
     startFastcarOn(devnet.wsUrl, { FASTCAR_PREBUILD_BLOCKS: '0', FASTCAR_RELAY_URL: relay.wsUrl }),
   ]);
@@ -197,8 +198,8 @@ function readsOf(base: string): Record<string, () => Promise<unknown>> {
   readers.push(client);
   const { sidecar: rest, logic, api } = client;
   const context: Context = { config: async () => config };
-  const alice = signer.alice.address;
-  const intent: Intent = { type: 'send', sender: alice, recipient: signer.bob.address, amount: UNIT, asset: { type: 'native' } };
+  const sender = signer.sender.address;
+  const intent: Intent = { type: 'send', sender, recipient: signer.recipient.address, amount: UNIT, asset: { type: 'native' } };
   const withoutTime = ({ hash, height }: { hash: string; height: number; time?: Date }) => ({ hash, height });
   /** A registry is compared by what a wallet takes from it: the calls it can build and the chain's properties. */
   const registryFacts = ({ registry, extrinsics }: { registry: Registry; extrinsics: Record<string, Record<string, unknown>> }) => ({
@@ -211,22 +212,22 @@ function readsOf(base: string): Record<string, () => Promise<unknown>> {
     'sidecar.getMinimumBondBalance': () => rest.getMinimumBondBalance(config, CURRENCY),
     'sidecar.fetchChainSpec': () => rest.fetchChainSpec(config, CURRENCY),
     'sidecar.isElectionClosed': () => rest.isElectionClosed(config, CURRENCY),
-    'sidecar.isNewAccount': () => rest.isNewAccount(config, alice, CURRENCY),
-    'sidecar.isControllerAddress': () => rest.isControllerAddress(config, alice, CURRENCY),
-    'sidecar.getAccount': () => rest.getAccount(config, alice, CURRENCY),
-    'sidecar.getBalances': () => rest.getBalances(config, alice, CURRENCY),
-    'sidecar.getStakingInfo': () => rest.getStakingInfo(config, alice, CURRENCY),
+    'sidecar.isNewAccount': () => rest.isNewAccount(config, sender, CURRENCY),
+    'sidecar.isControllerAddress': () => rest.isControllerAddress(config, sender, CURRENCY),
+    'sidecar.getAccount': () => rest.getAccount(config, sender, CURRENCY),
+    'sidecar.getBalances': () => rest.getBalances(config, sender, CURRENCY),
+    'sidecar.getStakingInfo': () => rest.getStakingInfo(config, sender, CURRENCY),
     'sidecar.getTransactionParams': () => rest.getTransactionParams(config, CURRENCY),
     'sidecar.getStakingProgress': () => rest.getStakingProgress(config, CURRENCY),
     'sidecar.getRegistry': async () => registryFacts(await rest.getRegistry(config, CURRENCY)),
     'sidecar.getLastBlock': async () => withoutTime(await rest.getLastBlock(config, CURRENCY)),
     'sidecar.getTransactionMaterialWithMetadata': () => rest.getTransactionMaterialWithMetadata(config, CURRENCY),
-    'logic.getBalance': () => logic.getBalance(config, alice),
+    'logic.getBalance': () => logic.getBalance(config, sender),
     'logic.lastBlock': async () => withoutTime(await logic.lastBlock(config)),
     'logic.craftTransaction': async () =>
-      craftedFacts(await logic.craftTransaction(config, alice, 7, logic.defaultExtrinsicArg(UNIT, signer.bob.address), CURRENCY)),
-    'logic.craftEstimationTransaction': async () => craftedFacts(await logic.craftEstimationTransaction(config, alice, UNIT)),
-    'api.getBalance': () => api.getBalance(context, alice),
+      craftedFacts(await logic.craftTransaction(config, sender, 7, logic.defaultExtrinsicArg(UNIT, signer.recipient.address), CURRENCY)),
+    'logic.craftEstimationTransaction': async () => craftedFacts(await logic.craftEstimationTransaction(config, sender, UNIT)),
+    'api.getBalance': () => api.getBalance(context, sender),
     'api.lastBlock': async () => withoutTime(await api.lastBlock(context)),
     'api.craftTransaction': () => api.craftTransaction(context, intent),
   };
@@ -272,12 +273,18 @@ describe('Ledger Live Polkadot (@ledgerhq/coin-polkadot), unchanged', () => {
    * The wallet's send, as Ledger's signing flow does it, through the client on the server at
    * `base`: nonce and balance from balance-info, the transfer crafted from the material and
    * the registry the client builds, its fee estimated, the metadata hash asked (RFC-78, what
-   * a Ledger device checks), signed by Alice, dry-run and submitted by `submit`.
+   * a Ledger device checks), signed by the sender, dry-run and submitted by `submit`.
    */
   async function send(client: LedgerPolkadot, config: ClientConfig, submit: (signed: string) => Promise<string>) {
     const { sidecar: rest, logic } = client;
-    const before = await rest.getBalances(config, signer.alice.address, CURRENCY);
-    const crafted = await logic.craftTransaction(config, signer.alice.address, before.nonce, logic.defaultExtrinsicArg(UNIT, signer.bob.address), CURRENCY);
+    const before = await rest.getBalances(config, signer.sender.address, CURRENCY);
+    const crafted = await logic.craftTransaction(
+      config,
+      signer.sender.address,
+      before.nonce,
+      logic.defaultExtrinsicArg(UNIT, signer.recipient.address),
+      CURRENCY,
+    );
     const estimate = await logic.estimateFees(config, crafted, CURRENCY);
     const { registry, unsigned } = crafted;
     const metadataHash = await askMetadataHash(rest, config, registry, unsigned);
@@ -285,12 +292,12 @@ describe('Ledger Live Polkadot (@ledgerhq/coin-polkadot), unchanged', () => {
     // The devnet's runtime was built without its metadata hash: it refuses CheckMetadataHash's
     // mode 1 (as `cannotLookup`), so the transfer is signed with the check off, as for a chain without it.
     const payloadFields: Unsigned = { ...unsigned, mode: 0, metadataHash: new Uint8Array([0]) };
-    const { signature } = registry.createType('ExtrinsicPayload', payloadFields, { version: unsigned.version }).sign(signer.alice);
+    const { signature } = registry.createType('ExtrinsicPayload', payloadFields, { version: unsigned.version }).sign(signer.sender);
     const signed = await logic.signExtrinsic(payloadFields, hexToU8a(signature), registry);
     expect((await rest.paymentInfo(config, signed, CURRENCY)).partialFee).toBe(estimate.toString());
     const hash = await submit(signed);
     const block = await devnet.chain.newBlock();
-    const after = await rest.getBalances(config, signer.alice.address, CURRENCY);
+    const after = await rest.getBalances(config, signer.sender.address, CURRENCY);
     return { before, after, estimate, metadataHash, hash, height: block.number };
   }
 
@@ -326,9 +333,9 @@ describe('Ledger Live Polkadot (@ledgerhq/coin-polkadot), unchanged', () => {
     for (const server of ['sidecar', 'fastcar'] as const) {
       const config = configFor(server === 'sidecar' ? sidecar.url : fastcar.url);
       const client = loadClient(config);
-      const intent: Intent = { type: 'send', sender: signer.alice.address, recipient: signer.bob.address, amount: UNIT, asset: { type: 'native' } };
+      const intent: Intent = { type: 'send', sender: signer.sender.address, recipient: signer.recipient.address, amount: UNIT, asset: { type: 'native' } };
       writes[server]['api.estimateFees'] = await outcome(() => client.api.estimateFees({ config: async () => config }, intent));
-      const crafted = await client.logic.craftEstimationTransaction(config, signer.alice.address, UNIT);
+      const crafted = await client.logic.craftEstimationTransaction(config, signer.sender.address, UNIT);
       estimates[server] = await outcome(() => client.logic.estimateFees(config, crafted, CURRENCY));
     }
     expect(writes.fastcar['api.estimateFees']).toEqual(writes.sidecar['api.estimateFees']);

@@ -28,13 +28,13 @@ export interface SharedRealNode {
 
 /**
  * Beside the real node: `realBlockTimeMs`, its block time for this suite (a pool that must keep a
- * transaction a while); `submits`, the suite sends transactions (Alice's nonce is its own). Either
- * starts a node of its own; other suites share the one node of the run, which they only read.
+ * transaction a while), starts a node of its own; other suites share the one node of the run.
+ * Those that send transactions there each sign with an account of their own (test/support/signer.ts).
  */
-export async function startDevnet(options: { realBlockTimeMs?: number; submits?: boolean } = {}): Promise<{ devnet: Devnet; manifest: SeedManifest }> {
+export async function startDevnet(options: { realBlockTimeMs?: number } = {}): Promise<{ devnet: Devnet; manifest: SeedManifest }> {
   if (!ON_REAL_NODE) return serveStoredChain(0);
   const sharedJson = process.env[SHARED_REAL_NODE_ENV];
-  const ownNode = options.realBlockTimeMs !== undefined || options.submits === true || !sharedJson;
+  const ownNode = options.realBlockTimeMs !== undefined || !sharedJson;
   const served = ownNode
     ? await serveRealChain({ blockTimeMs: options.realBlockTimeMs ?? TEST_BLOCK_TIME_MS })
     : {

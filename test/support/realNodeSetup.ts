@@ -1,8 +1,8 @@
 // The real-node project's global setup: the seeded chain made once (about four minutes, the
 // first time on a machine) before any suite copies it, not by two workers at once; then one
 // real node that the suites which only read share (test/support/devnet.ts), as the clients
-// of one archive node do. A suite that submits transactions, or needs another block time,
-// starts a node of its own.
+// of one archive node do; those that send transactions there each sign with an account of
+// their own. A suite that needs another block time starts a node of its own.
 import '../../devnet/quiet';
 import { ensureSeededRealChain, nodeBinary, serveRealChain, type ServedRealChain } from '../../devnet/realNode';
 import { SHARED_REAL_NODE_ENV, TEST_BLOCK_TIME_MS, type SharedRealNode } from './devnet';

@@ -6,33 +6,41 @@ import { cryptoWaitReady } from '@polkadot/util-crypto';
 
 export interface Signer {
   api: ApiPromise;
-  alice: KeyringPair;
-  bob: KeyringPair;
-  /** A transfer from Alice to Bob, signed (immortal, so it does not depend on when it is built). */
+  sender: KeyringPair;
+  recipient: KeyringPair;
+  /** A transfer from the sender to the recipient, signed (immortal, so it does not depend on when it is built). */
   transfer(amount: bigint): Promise<`0x${string}`>;
-  /** A `system.remark` of `bytes` bytes from Alice, signed. */
+  /** A `system.remark` of `bytes` bytes from the sender, signed. */
   remark(bytes: number, fill?: number): Promise<`0x${string}`>;
   close(): Promise<void>;
 }
 
-export async function devnetSigner(wsUrl: string): Promise<Signer> {
+/**
+ * Alice to Bob unless said. Suites that send transactions beside the shared real node each sign
+ * with an account no other suite signs with (the nonce is counted here): transactionPost Alice,
+ * walletClient Charlie.
+ */
+export async function devnetSigner(
+  wsUrl: string,
+  accounts: { sender: string; recipient: string } = { sender: '//Alice', recipient: '//Bob' },
+): Promise<Signer> {
   await cryptoWaitReady();
   const api = await ApiPromise.create({ provider: new WsProvider(wsUrl), noInitWarn: true });
   const keyring = new Keyring({ type: 'sr25519', ss58Format: 42 });
-  const alice = keyring.addFromUri('//Alice');
-  const bob = keyring.addFromUri('//Bob');
+  const sender = keyring.addFromUri(accounts.sender);
+  const recipient = keyring.addFromUri(accounts.recipient);
   // Counted here once read, so several signed before a block is built get consecutive nonces.
   let nonce: number | undefined;
   const nextNonce = async () => {
-    nonce ??= (await api.rpc.system.accountNextIndex(alice.address)).toNumber();
+    nonce ??= (await api.rpc.system.accountNextIndex(sender.address)).toNumber();
     return nonce++;
   };
-  const sign = async (tx: ReturnType<ApiPromise['tx']['system']['remark']>) => (await tx.signAsync(alice, { nonce: await nextNonce(), era: 0 })).toHex();
+  const sign = async (tx: ReturnType<ApiPromise['tx']['system']['remark']>) => (await tx.signAsync(sender, { nonce: await nextNonce(), era: 0 })).toHex();
   return {
     api,
-    alice,
-    bob,
-    transfer: (amount) => sign(api.tx.balances.transferKeepAlive(bob.address, amount)),
+    sender,
+    recipient,
+    transfer: (amount) => sign(api.tx.balances.transferKeepAlive(recipient.address, amount)),
     remark: (bytes, fill = 0xab) => sign(api.tx.system.remark(`0x${fill.toString(16).padStart(2, '0').repeat(bytes)}`)),
     close: () => api.disconnect(),
   };
