@@ -186,8 +186,14 @@ export class ProxyFront {
     for (const [res, since] of this.unfinished) {
       if (now - since <= this.options.sendTimeoutMs) break; // the rest came later
       this.unfinished.delete(res);
-      // Counted once a connection: the answers queued behind this one go with its socket.
-      if (res.socket && !res.socket.destroyed) this.parts.metrics.closed('send_timeout');
+      // The connection's own socket: an answer queued behind another (pipelined) has none yet, and
+      // destroying it alone would wait for one that never comes when the answer ahead (a 429, say)
+      // is the one the client does not take. Counted once a connection.
+      const socket = res.req.socket;
+      if (socket && !socket.destroyed) {
+        this.parts.metrics.closed('send_timeout');
+        socket.destroy();
+      }
       res.destroy();
     }
   }
