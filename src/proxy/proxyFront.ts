@@ -186,6 +186,7 @@ export class ProxyFront {
     for (const [res, since] of this.unfinished) {
       if (now - since <= this.options.sendTimeoutMs) break; // the rest came later
       this.unfinished.delete(res);
+      if (res.writableFinished) continue; // taken after all
       // The connection's own socket: an answer queued behind another (pipelined) has none yet, and
       // destroying it alone would wait for one that never comes when the answer ahead (a 429, say)
       // is the one the client does not take. Counted once a connection.
@@ -294,12 +295,14 @@ export class ProxyFront {
     if (isRefusal(release)) {
       metrics.refused(release.reason);
       writeJson(res, 429, failure(null, RpcCode.serverIsBusy, release.message));
+      this.watchRefusal(res);
       return;
     }
     if (!startedOn(req.socket)) {
       release();
       metrics.refused('pipelined');
       writeJson(res, 429, failure(null, RpcCode.serverIsBusy, `Too many requests in progress on this connection (at most ${PIPELINED_REQUESTS})`));
+      this.watchRefusal(res);
       return;
     }
     req.exchange = new PostExchange(this, req, res, openConnection(client, scheduler.lane(client.group)), release);
@@ -343,6 +346,21 @@ export class ProxyFront {
     }
   }
 
+  /**
+   * A small answer written whole at once (a refusal too): watched until its client takes it, so
+   * that a client that takes none is found by sweep() whichever answer it stopped at.
+   */
+  private watch(res: ServerResponse): void {
+    if (!res.writableFinished) this.unfinished.set(res, Date.now());
+  }
+
+  /** A refusal has no exchange, so no close listener of its own: it forgets itself once taken. */
+  private watchRefusal(res: ServerResponse): void {
+    if (res.writableFinished) return;
+    this.watch(res);
+    res.once('close', () => this.forget(res));
+  }
+
   /** A POST's response closed: no longer watched for its client taking it. */
   forget(res: ServerResponse): void {
     this.unfinished.delete(res);
@@ -351,8 +369,10 @@ export class ProxyFront {
   /** An answer of one chunk is written whole at once (no Promise); a client that does not take it is found by sweep(), not by a timer of its own. */
   private sendHttp(req: IncomingMessage, res: ServerResponse, connection: Connection, answer: Outgoing | undefined): void {
     if (connection.closed || res.destroyed) return;
-    if (answer === undefined) res.writeHead(204).end();
-    else if (answer instanceof RateLimitedAnswer) {
+    if (answer === undefined) {
+      res.writeHead(204).end();
+      this.watch(res);
+    } else if (answer instanceof RateLimitedAnswer) {
       const headers = { 'Retry-After': String(answer.retryAfterSeconds) };
       writeHttpAnswer(res, 429, answer, this.options.sendTimeoutMs, headers).catch((error: unknown) => this.failed(req, res, error));
     } else if (answer.bytes > CHUNK_CHARS)
@@ -361,7 +381,7 @@ export class ProxyFront {
       // Headers as a flat list: Node writes them as they are, without walking an object's keys.
       res.writeHead(200, ['Content-Type', 'application/json', 'Content-Length', String(answer.bytes)]);
       res.end(answer.parts.length === 1 ? answer.parts[0] : answer.parts.join(''));
-      if (!res.writableFinished) this.unfinished.set(res, Date.now());
+      this.watch(res);
     }
   }
 
