@@ -82,6 +82,16 @@ async function metric(url: string, name: string): Promise<number> {
   return match ? Number(match[1]) : 0;
 }
 
+const SEND_TIMEOUT_CLOSES = 'proxy_closed_connections_total{reason="send_timeout"}';
+
+/** Connections the proxy closed for the send timeout since it had closed `before`, once `want` are or 40 s have passed. */
+async function sendTimeoutClosesSince(url: string, before: number, want: number): Promise<number> {
+  const closed = async () => (await metric(url, SEND_TIMEOUT_CLOSES)) - before;
+  const deadline = Date.now() + 40_000;
+  while ((await closed()) < want && Date.now() < deadline) await sleep(100);
+  return closed();
+}
+
 /** The proxy's resident memory once it has settled after warming up. */
 async function idleRss(proxy: ProxyProcess): Promise<number> {
   await sleep(500);
@@ -131,7 +141,7 @@ describe('answers bounded: big answers and clients that never read (item 1)', ()
   }, 60_000);
 
   it('closes HTTP connections that take none of their small answers (written whole, at once) after the send timeout', async () => {
-    const before = await metric(proxy.url, 'proxy_closed_connections_total{reason="send_timeout"}');
+    const before = await metric(proxy.url, SEND_TIMEOUT_CLOSES);
     // About 9 MB of small cached answers asked for on each connection: more than the sockets' buffers
     // take (a busy machine may take many seconds to parse the 40,000 requests: the wait is long).
     hostile = await startHostile({
@@ -144,18 +154,16 @@ describe('answers bounded: big answers and clients that never read (item 1)', ()
     await hostile.next('ready');
     // Counted at the proxy: a client that has handed all its requests over and reads nothing
     // learns of the close only when it next reads or writes.
-    const closedByProxy = async () => (await metric(proxy.url, 'proxy_closed_connections_total{reason="send_timeout"}')) - before;
-    const deadline = Date.now() + 40_000;
-    while ((await closedByProxy()) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const closedByProxy = await sendTimeoutClosesSince(proxy.url, before, 2);
     const closed = hostile.reports.filter((report) => report.event === 'closed').map((report) => report.afterMs);
-    console.log(`HTTP, unread small answers: ${await closedByProxy()} closed by the proxy; the client saw closes after ${closed.join(' and ')} ms`);
-    expect(await closedByProxy()).toBe(2);
+    console.log(`HTTP, unread small answers: ${closedByProxy} closed by the proxy; the client saw closes after ${closed.join(' and ')} ms`);
+    expect(closedByProxy).toBe(2);
     expect(peakRssMb(proxy.pid) - idle).toBeLessThan(RSS_BOUND_MB);
   }, 90_000);
 
   it('starts only a few pipelined batches of a connection that reads nothing, not the thousand its address may have in progress', async () => {
     const hits = () => metric(proxy.url, 'proxy_cache_hits_total');
-    const [before, closedBefore] = [await hits(), await metric(proxy.url, 'proxy_closed_connections_total{reason="send_timeout"}')];
+    const [before, closedBefore] = [await hits(), await metric(proxy.url, SEND_TIMEOUT_CLOSES)];
     // 2,000 batches of 200 cached calls on each connection (about 40 MB of answers), sent at once.
     hostile = await startHostile({
       kind: 'http-unread',
@@ -174,14 +182,11 @@ describe('answers bounded: big answers and clients that never read (item 1)', ()
     expect(await metric(proxy.url, 'proxy_refused_calls_total{reason="pipelined"}')).toBeGreaterThan(0);
     expect(answered).toBeLessThan(1024);
     expect(grewMb).toBeLessThan(200);
-    const deadline = Date.now() + 40_000;
-    const closed = async () => (await metric(proxy.url, 'proxy_closed_connections_total{reason="send_timeout"}')) - closedBefore;
-    while ((await closed()) < 2 && Date.now() < deadline) await sleep(100);
-    expect(await closed()).toBe(2);
+    expect(await sendTimeoutClosesSince(proxy.url, closedBefore, 2)).toBe(2);
   }, 90_000);
 
   it('stops taking the calls of WebSockets that read nothing, and closes them after the send timeout', async () => {
-    const before = await metric(proxy.url, 'proxy_closed_connections_total{reason="send_timeout"}');
+    const before = await metric(proxy.url, SEND_TIMEOUT_CLOSES);
     hostile = await startHostile({
       kind: 'ws-unread',
       port: proxy.port,
@@ -192,7 +197,7 @@ describe('answers bounded: big answers and clients that never read (item 1)', ()
     await hostile.next('ready');
     const { failures, slowestMs } = await probe(proxy.url, 6000, [call('chain_getBlockHash', [7])]);
     const grewMb = peakRssMb(proxy.pid) - idle;
-    const closed = (await metric(proxy.url, 'proxy_closed_connections_total{reason="send_timeout"}')) - before;
+    const closed = (await metric(proxy.url, SEND_TIMEOUT_CLOSES)) - before;
     console.log(`WebSocket, unread answers: proxy grew ${grewMb} MB over idle; ${closed} sockets closed for the send timeout; slowest probe ${slowestMs} ms`);
     expect(failures).toEqual([]);
     expect(grewMb).toBeLessThan(RSS_BOUND_MB);

@@ -31,7 +31,7 @@ export const RELAY_BLOCK_PARAMETERS = {
 } as const satisfies Record<'useRcBlock' | 'useRcBlockFormat', QueryParameter>;
 
 /** `useRcBlockFormat`: how a useRcBlock answer is laid out; only with useRcBlock=true, as sidecar demands. */
-export function parseRcBlockFormat(raw: unknown, useRcBlock: boolean): 'array' | 'object' {
+function parseRcBlockFormat(raw: unknown, useRcBlock: boolean): 'array' | 'object' {
   if (raw === undefined) return 'array';
   if (!useRcBlock) throw badRequest('useRcBlockFormat parameter requires useRcBlock=true');
   if (raw !== 'array' && raw !== 'object') throw badRequest('useRcBlockFormat must be either "array" or "object"');
@@ -39,7 +39,7 @@ export function parseRcBlockFormat(raw: unknown, useRcBlock: boolean): 'array' |
 }
 
 /** The relay link useRcBlock=true reads through, or the 400 saying why there is none. */
-export function relayLinkOf(relay: RelayOption | undefined): RelayLink {
+function relayLinkOf(relay: RelayOption | undefined): RelayLink {
   if (relay === 'relay' || relay === undefined) throw badRequest('useRcBlock parameter is only supported for parachain (Asset Hub) endpoints');
   if (relay === 'unconfigured') throw badRequest(`useRcBlock parameter requires a relay chain node: set ${RELAY_SETTING}`);
   return relay;

@@ -129,9 +129,9 @@ export class RouteBinder {
       const handler = () => handlers()[name];
       const method = spec.method ?? 'GET';
       const readQuery = (query: RouteRequest['query']) => this.parts.readQuery(query, spec, family);
-      this.routes.push({ label: spec.path, mount, spec, method, ...compile(mount, spec.path), handler, readQuery });
-      const bound = { handler, method, spec };
-      const serve = (req: Request, res: Response) => this.serve(bound, new BoundRequest(req.params, req.query, req, res, readQuery), req, res);
+      const route: BoundRoute = { label: spec.path, mount, spec, method, ...compile(mount, spec.path), handler, readQuery };
+      this.routes.push(route);
+      const serve = (req: Request, res: Response) => this.serve(route, new BoundRequest(req.params, req.query, req, res, readQuery), req, res);
       if (method === 'POST') router.post(spec.path, serve);
       else router.get(spec.path, serve);
     }
@@ -196,7 +196,7 @@ export class RouteBinder {
    * A POST route's body is read first, whole and bounded: the handler starts only once it has all of it.
    * The answer names the query parameters the route ignored (X-Ignored-Params).
    */
-  private serve(route: Pick<BoundRoute, 'handler' | 'method' | 'spec'>, request: BoundRequest, req: IncomingMessage, res: ServerResponse): void {
+  private serve(route: BoundRoute, request: BoundRequest, req: IncomingMessage, res: ServerResponse): void {
     const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
     const fail = (error: unknown) => answerError(req, res, error, this.parts.logger, url);
     let answering: Promise<Answer | EventStreamReply>;

@@ -16,7 +16,7 @@ import type { FamilyHandlers, Flags, RouteRequest } from '../../http/routes';
 import { parseBlockId } from '../params';
 import { parseIndex, parseParaId, parseRange } from './params';
 import { BLOCKS_FAMILY, type BlockRouteName as RouteName } from './routes';
-import { combinedCache, parseRcBlockFormat, relayAnswer, relayLinkOf, withRelayFields, type Piece, type RelayOption } from '../relayAnswer';
+import { combinedCache, relayAnswer, relayChoiceOf, withRelayFields, type Piece, type RelayOption } from '../relayAnswer';
 
 type RelayId = BlockId | 'best' | 'finalized';
 
@@ -69,11 +69,10 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
   const mount = options.mount ?? '';
 
   /** The relay link for a request with useRcBlock=true (undefined without it), or the 400 saying why there is none. */
-  const relayFor = (flags: Flags, req: RouteRequest, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
+  const relayFor = (req: RouteRequest, formats = true): { link: RelayLink; format: 'array' | 'object' } | undefined => {
     if (!formats && req.query.useRcBlockFormat !== undefined) throw badRequest('useRcBlockFormat is not used on a range: the answer is one list');
-    const format = parseRcBlockFormat(req.query.useRcBlockFormat, flags.useRcBlock === true);
-    if (flags.useRcBlock !== true) return undefined;
-    return { link: relayLinkOf(options.relay), format };
+    const { relayLink, format } = relayChoiceOf(req, options.relay);
+    return relayLink && { link: relayLink, format };
   };
 
   /** A relayable route as a handler: its own answer, or with useRcBlock=true the included blocks' (never kept by clients: the relay block may not be final). */
@@ -82,7 +81,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
     async (req: RouteRequest): Promise<Reply> => {
       const flags = req.flags();
       const parsed = route.parse(req, flags);
-      const relay = relayFor(flags, req);
+      const relay = relayFor(req);
       const services = chain.forRequest(req.stats);
       if (!relay) return route.own(req, parsed, services);
       const link = relay.link.forRequest(req.stats);
@@ -102,7 +101,7 @@ export function blockHandlers(chain: ChainServices, options: BlockHandlerOptions
     const flags = req.flags();
     const numbers = parseRange(req.query.range);
     const variant = variantOf(flags);
-    const relay = relayFor(flags, req, false);
+    const relay = relayFor(req, false);
     const services = chain.forRequest(req.stats);
     if (relay) {
       // Relay chain heights: each one's included blocks in order, relay blocks with none left out (as sidecar).
