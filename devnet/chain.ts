@@ -9,6 +9,7 @@ import { Api, Blockchain } from '@acala-network/chopsticks-core';
 import { CODE_KEY } from './compact';
 import { buildChainSpec, DevnetSetupError, loadRuntime, type ChainSpec } from './genesis';
 import { CHAIN_SPEC_PATH } from './paths';
+import { economizeRuntimeCalls } from './runtimeCalls';
 
 export { DevnetSetupError };
 
@@ -73,6 +74,7 @@ function answerOnlyGenesisFromProvider(): void {
   prototype.patchedForGenesis = true;
 }
 answerOnlyGenesisFromProvider();
+economizeRuntimeCalls();
 
 /**
  * Under the first block, chopsticks reads what no block has written from the genesis spec,

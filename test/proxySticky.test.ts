@@ -44,6 +44,8 @@ beforeAll(async () => {
   // Behind one trusted balancer: the client address is what it appends to X-Forwarded-For.
   const other = await startProxy(proxyConfigFor(urls, { ...settings, balance: 'hash', upstreamWeights: [3, 1], trustedProxies: 1 }), createLogger('silent'));
   hashed = { proxy: other.proxy, pool: other.pool, httpUrl: `http://${other.address}`, wsUrl: `ws://${other.address}` };
+  // The proxy serves once one node answers; these tests compare what both nodes say.
+  await until(() => [pool, other.pool].every(({ upstreams }) => upstreams.every((upstream) => upstream.finalizedNumber >= 0)));
 }, 240_000);
 
 afterAll(async () => {
