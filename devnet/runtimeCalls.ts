@@ -7,7 +7,9 @@
 //    that needs their result (the first transaction, or the finalization of a block without any),
 //  - a call whose answer depends on the runtime alone (metadata, version) is answered once per
 //    runtime, kept on disk beside the seeded chain for every later process,
-//  - any other read-only call is answered once per block while that block's storage is unchanged.
+//  - with DEVNET_READS_ONCE_PER_BLOCK=1 (the tests set it), any other read-only call is answered
+//    once per block while that block's storage is unchanged. Off by default: in a benchmark two
+//    services ask the devnet the same fee queries in turn, and the second must not be spared.
 // What each call answers is unchanged: the node's answers are the same, only cheaper to make.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
@@ -139,6 +141,7 @@ let installed = false;
 export function economizeRuntimeCalls(): void {
   if (installed) return;
   installed = true;
+  const readsOncePerBlock = process.env.DEVNET_READS_ONCE_PER_BLOCK === '1';
   const blockchain = Blockchain.prototype as unknown as Record<'newBlock' | 'newBlockWithParams', (...args: unknown[]) => Promise<unknown>>;
   for (const name of ['newBlock', 'newBlockWithParams'] as const) {
     const original = blockchain[name];
@@ -185,6 +188,7 @@ export function economizeRuntimeCalls(): void {
     }
     if (inherent || WRITING.test(method)) return call.call(this, method, args, inherent);
     const run = () => call.call(this, method, args, inherent);
-    return RUNTIME_ONLY.has(method) ? answerOfRuntime(this, method, args, run) : answerAtBlock(this, method, args, run);
+    if (RUNTIME_ONLY.has(method)) return answerOfRuntime(this, method, args, run);
+    return readsOncePerBlock ? answerAtBlock(this, method, args, run) : run();
   };
 }
