@@ -28,7 +28,7 @@ const RUNTIME_ONLY = new Set(['Metadata_metadata', 'Metadata_metadata_versions',
 const WRITING = /^(Core_initialize_block|Core_execute_block|BlockBuilder_|OffchainWorkerApi_)/;
 
 /** Where answers that depend on the runtime alone are kept, by the runtime's hash. */
-export const RUNTIME_CALLS_DIR = join(CHAIN_DIR, 'runtime-calls');
+const RUNTIME_CALLS_DIR = join(CHAIN_DIR, 'runtime-calls');
 
 /** Set while chopsticks builds a block: only then are a new block's first calls held back. */
 const building = new AsyncLocalStorage<true>();
@@ -40,8 +40,7 @@ interface HeldCall {
 
 /** The calls held back on a block being built (its initialization and inherents). */
 const held = new WeakMap<Block, HeldCall[]>();
-/** Bumped whenever a block's storage layers change: an answer kept for an earlier count is stale. */
-const generations = new WeakMap<Block, number>();
+/** Read-only answers at a block, forgotten whenever its storage layers change. */
 const perBlock = new WeakMap<Block, Map<string, Promise<CallResult>>>();
 const perRuntime = new Map<string, Promise<CallResult>>();
 const runtimeHashes = new Map<string, string>();
@@ -117,10 +116,9 @@ async function answerOfRuntime(block: Block, method: string, args: HexString[], 
 }
 
 function answerAtBlock(block: Block, method: string, args: HexString[], call: () => Promise<CallResult>): Promise<CallResult> {
-  const generation = generations.get(block) ?? 0;
   const answers = perBlock.get(block) ?? new Map<string, Promise<CallResult>>();
   perBlock.set(block, answers);
-  const key = `${generation}:${method}:${args.join(',')}`;
+  const key = `${method}:${args.join(',')}`;
   let answer = answers.get(key);
   if (!answer) {
     answer = call();
@@ -128,11 +126,6 @@ function answerAtBlock(block: Block, method: string, args: HexString[], call: ()
     answer.catch(() => answers.delete(key));
   }
   return answer;
-}
-
-function bumpGeneration(block: Block): void {
-  generations.set(block, (generations.get(block) ?? 0) + 1);
-  perBlock.delete(block);
 }
 
 let installed = false;
@@ -158,7 +151,7 @@ export function economizeRuntimeCalls(): void {
   for (const name of ['pushStorageLayer', 'popStorageLayer'] as const) {
     const original = block[name];
     block[name] = function (this: Block) {
-      bumpGeneration(this);
+      perBlock.delete(this);
       return original.call(this);
     };
   }
