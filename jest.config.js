@@ -46,10 +46,6 @@ function realNodeProject() {
   ];
 }
 
-// Every devnet the suites start (in the workers and the processes they spawn, which inherit this)
-// answers a read-only runtime call once per unchanged block: devnet/runtimeCalls.ts.
-process.env.DEVNET_READS_ONCE_PER_BLOCK ??= '1';
-
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 120000,

@@ -7,9 +7,9 @@
 //    that needs their result (the first transaction, or the finalization of a block without any),
 //  - a call whose answer depends on the runtime alone (metadata, version) is answered once per
 //    runtime, kept on disk beside the seeded chain for every later process,
-//  - with DEVNET_READS_ONCE_PER_BLOCK=1 (the tests set it), any other read-only call is answered
-//    once per block while that block's storage is unchanged. Off by default: in a benchmark two
-//    services ask the devnet the same fee queries in turn, and the second must not be spared.
+//  - any other read-only call is answered once per block while that block's storage is unchanged;
+//    the benchmarks turn that off (DEVNET_READS_ONCE_PER_BLOCK=0, package.json): two services ask
+//    the devnet the same fee queries in turn there, and the second must not be spared.
 // What each call answers is unchanged: the node's answers are the same, only cheaper to make.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
@@ -134,7 +134,7 @@ let installed = false;
 export function economizeRuntimeCalls(): void {
   if (installed) return;
   installed = true;
-  const readsOncePerBlock = process.env.DEVNET_READS_ONCE_PER_BLOCK === '1';
+  const readsOncePerBlock = process.env.DEVNET_READS_ONCE_PER_BLOCK !== '0';
   const blockchain = Blockchain.prototype as unknown as Record<'newBlock' | 'newBlockWithParams', (...args: unknown[]) => Promise<unknown>>;
   for (const name of ['newBlock', 'newBlockWithParams'] as const) {
     const original = blockchain[name];
