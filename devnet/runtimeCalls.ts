@@ -56,8 +56,11 @@ function runtimeHash(wasm: string): string {
   return hash;
 }
 
-/** Runs `calls` in one task (one compilation of the runtime), as Block#call runs one. */
-async function runCalls(block: Block, calls: HeldCall[], inherent: boolean): Promise<CallResult> {
+/**
+ * Runs held calls (and the one that needs them) in one task, one compilation of the runtime, as
+ * Block#call runs one; under chopsticks' rule for inherents (any signature valid), as they held inherents.
+ */
+async function runHeld(block: Block, calls: HeldCall[]): Promise<CallResult> {
   const chain = block.chain;
   const response = await runTask(
     {
@@ -68,7 +71,7 @@ async function runCalls(block: Block, calls: HeldCall[], inherent: boolean): Pro
       runtimeLogLevel: chain.runtimeLogLevel,
     },
     taskHandler(block),
-    inherent,
+    true,
   );
   if ('Call' in response) {
     if (chain.offchainWorker) for (const [key, value] of response.Call.offchainStorageDiff) chain.offchainWorker.set(key, value);
@@ -172,10 +175,10 @@ export function economizeRuntimeCalls(): void {
         return NOTHING;
       }
       held.delete(this);
-      if (method === 'BlockBuilder_finalize_block') return runCalls(this, [...pending, { method, args }], true);
+      if (method === 'BlockBuilder_finalize_block') return runHeld(this, [...pending, { method, args }]);
       // A transaction is checked with the chain's own signature rule: the held calls run first,
       // in a task of their own, and their writes are put under the transaction's.
-      const before = await runCalls(this, pending, true);
+      const before = await runHeld(this, pending);
       (this.pushStorageLayer() as { setAll(diff: unknown): void }).setAll(before.storageDiff);
       return call.call(this, method, args, inherent);
     }
