@@ -9,6 +9,13 @@ import type Redis from 'ioredis';
 
 /** The longest any command waits for Redis before it counts as away. */
 export const REDIS_BOUND_MS = 250;
+/**
+ * ioredis's own command timeout, for commands bounded by `withinBound`: it only frees a
+ * command that a frozen Redis never answers; the bound itself is `withinBound`'s.
+ */
+export const REDIS_GIVE_UP_MS = 20 * REDIS_BOUND_MS;
+/** A bound's timer firing later than this says this process was busy, not that Redis was slow. */
+const LATE_MS = REDIS_BOUND_MS / 2;
 /** How often an open connection that stopped answering is pinged. */
 const PROBE_MS = 500;
 
@@ -73,4 +80,50 @@ export class RedisLiveness {
     this.away = false;
     this.say.back();
   }
+}
+
+/** A Redis command not answered within REDIS_BOUND_MS. */
+export class RedisTimeout extends Error {
+  constructor() {
+    super(`Redis did not answer within ${REDIS_BOUND_MS} ms`);
+  }
+}
+
+/**
+ * `command`'s outcome, or a RedisTimeout once Redis has had REDIS_BOUND_MS to answer.
+ * When this process itself was busy past the bound (a runtime's codecs compiled, a large
+ * block decoded), its timer fires late, maybe before the command was even written (ioredis
+ * sends pipelined commands on a later turn) or its reply read: ioredis's commandTimeout
+ * would then call Redis away for this process's stall. Here a timer that fired late gives
+ * Redis the bound again from then, and the verdict waits for the loop's next look at its
+ * sockets, so a reply that arrived meanwhile settles the command first.
+ */
+export function withinBound<T>(command: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    let timer: NodeJS.Timeout;
+    const arm = () => {
+      const due = Date.now() + REDIS_BOUND_MS;
+      timer = setTimeout(() => {
+        if (Date.now() - due > LATE_MS) arm();
+        else
+          setImmediate(() => {
+            if (!settled) reject(new RedisTimeout());
+          });
+      }, REDIS_BOUND_MS);
+    };
+    arm();
+    command.then(
+      (value) => {
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        settled = true;
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }

@@ -8,7 +8,7 @@
 import Redis from 'ioredis';
 
 import type { Logger } from '../logger';
-import { REDIS_BOUND_MS, RedisLiveness } from './redisLiveness';
+import { REDIS_BOUND_MS, REDIS_GIVE_UP_MS, RedisLiveness, withinBound } from './redisLiveness';
 
 /** Deletes KEYS[1] only while it still holds ARGV[1]: a lease that lapsed and was taken by another is not freed by its old holder. */
 const DELETE_IF_HELD = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
@@ -115,7 +115,7 @@ export class RedisStore {
   /** A command's answer; its failure (a timeout on a frozen Redis included) marks Redis away. */
   private async bounded<T>(command: Promise<T>): Promise<T> {
     try {
-      return await command;
+      return await withinBound(command);
     } catch (error) {
       this.liveness.failed();
       throw error;
@@ -129,7 +129,7 @@ function connect(url: string): Redis {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 1000,
-    commandTimeout: REDIS_BOUND_MS,
+    commandTimeout: REDIS_GIVE_UP_MS,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
   // Connection errors are expected while Redis is away; they surface as misses.

@@ -6,7 +6,7 @@
 // change between shared and in-process counting is logged once, not per request.
 import Redis from 'ioredis';
 
-import { REDIS_BOUND_MS, RedisLiveness } from '../cache/redisLiveness';
+import { REDIS_BOUND_MS, REDIS_GIVE_UP_MS, RedisLiveness } from '../cache/redisLiveness';
 import { urlForLogs, type Logger } from '../logger';
 
 export class CounterStore {
@@ -18,7 +18,7 @@ export class CounterStore {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 1000,
-      commandTimeout: REDIS_BOUND_MS,
+      commandTimeout: REDIS_GIVE_UP_MS,
       // Under load, the counters of many requests leave in one write.
       enableAutoPipelining: true,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),

@@ -23,6 +23,7 @@
 // those it let in before the answer saying so came back.
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
+import { withinBound } from '../cache/redisLiveness';
 import type { CounterStore } from './counterStore';
 import { BURST_WINDOWS, type Rate } from './rates';
 
@@ -56,7 +57,7 @@ class Counter {
   async consume(key: string, points: number): Promise<RateLimiterRes> {
     if (!this.redis || !this.store?.shared) return this.memory.consume(key, points);
     try {
-      return await this.redis.consume(key, points);
+      return await withinBound(this.redis.consume(key, points));
     } catch (refusal) {
       if (refusal instanceof RateLimiterRes) throw refusal;
       this.store.failed();
