@@ -1,12 +1,12 @@
 // Starts the devnet: chopsticks serving the committed runtime's genesis and
 // the seeded blocks in its database, over WebSocket and HTTP on loopback.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname } from 'node:path';
 import { BuildBlockMode, setupWithServer } from '@acala-network/chopsticks';
 import { Api, Blockchain } from '@acala-network/chopsticks-core';
 
 import { CODE_KEY } from './compact';
+import { keepJson } from './keptFiles';
 import { buildChainSpec, DevnetSetupError, loadRuntime, type ChainSpec } from './genesis';
 import { CHAIN_SPEC_PATH } from './paths';
 import { economizeRuntimeCalls } from './runtimeCalls';
@@ -116,11 +116,7 @@ export async function cachedChainSpec(wasm: Buffer, path: string, build: () => P
     if (spec.genesis.raw.top[CODE_KEY] === `0x${wasm.toString('hex')}`) return spec;
   }
   const spec = await build();
-  mkdirSync(dirname(path), { recursive: true });
-  // Written aside and moved into place: another process (a second jest worker) may read it meanwhile.
-  const partial = `${path}.partial-${process.pid}`;
-  writeFileSync(partial, JSON.stringify(spec));
-  renameSync(partial, path);
+  keepJson(path, spec);
   return spec;
 }
 

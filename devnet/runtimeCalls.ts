@@ -13,10 +13,11 @@
 // What each call answers is unchanged: the node's answers are the same, only cheaper to make.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Block, Blockchain, runTask, taskHandler } from '@acala-network/chopsticks-core';
 
+import { keepJson } from './keptFiles';
 import { CHAIN_DIR } from './paths';
 
 type CallResult = Awaited<ReturnType<Block['call']>>;
@@ -90,11 +91,7 @@ function readStored(path: string): CallResult | undefined {
 
 function store(path: string, answer: CallResult): void {
   try {
-    mkdirSync(RUNTIME_CALLS_DIR, { recursive: true });
-    // Written aside and moved into place: another process may read it meanwhile.
-    const partial = `${path}.partial-${process.pid}`;
-    writeFileSync(partial, JSON.stringify(answer));
-    renameSync(partial, path);
+    keepJson(path, answer);
   } catch {
     // A read-only checkout: the answer is kept in memory only.
   }

@@ -136,9 +136,9 @@ describe('POST /transaction/fee-estimate', () => {
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
     expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
     // One of them asked the node; the others waited on its call. Beside the real node the finalized
-    // head may move meanwhile: clients after it are answered at the new block, which costs its
-    // runtime version and one estimate more (once a block, not once a client).
-    expect(answers.reduce((sum, answer) => sum + answer.calls, 0)).toBeLessThanOrEqual(1 + 2 * moved);
+    // head moves every few seconds: a block fastcar has not read at yet costs its runtime version too,
+    // and clients after a move are answered at the new block (once a block, not once a client).
+    expect(answers.reduce((sum, answer) => sum + answer.calls, 0)).toBeLessThanOrEqual(2 * (1 + moved));
     expect(answers.reduce((sum, answer) => sum + answer.calls, 0)).toBeGreaterThanOrEqual(1);
   });
 
