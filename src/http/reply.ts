@@ -85,8 +85,11 @@ function clientHas(req: IncomingMessage, etag: string): boolean {
   return ifNoneMatch?.split(/\s*,\s*/).includes(etag) ?? false;
 }
 
-/** Writes `reply`; resolves to the status sent. */
-export async function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, counts: CallCounts): Promise<number> {
+/**
+ * Writes `reply` and says the status sent: at once when nothing is to be compressed (a warm
+ * answer sent as kept costs no promise), once compressed otherwise.
+ */
+export function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, counts: CallCounts): number | Promise<number> {
   const { etag } = reply;
   const tail = callCountHeaders(counts, reply.cache, reply.ignoredParams);
   if (etag && clientHas(req, etag)) {
@@ -95,8 +98,13 @@ export async function sendReply(req: IncomingMessage, res: ServerResponse, reply
   }
   const plain = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
   const encoding = plain.length >= (reply.encoded ? MIN_COMPRESS_BYTES : MIN_COMPRESS_ONCE_BYTES) ? pickEncoding(req.headers['accept-encoding']) : undefined;
-  const body = encoding ? await (reply.encoded?.(encoding) ?? compress(plain, encoding)) : plain;
+  if (!encoding) return writeBody(res, reply, plain, plain, undefined, tail);
+  return (reply.encoded?.(encoding) ?? compress(plain, encoding)).then((body) => writeBody(res, reply, plain, body, encoding, tail));
+}
+
+function writeBody(res: ServerResponse, reply: Reply, plain: Buffer, body: Buffer, encoding: Encoding | undefined, tail: string[]): number {
   const status = reply.status ?? 200;
+  const { etag } = reply;
   const headers = ['Content-Type', reply.contentType ?? JSON_TYPE, 'Cache-Control', etag ? IMMUTABLE : (reply.cacheControl ?? 'no-store')];
   if (etag) headers.push('ETag', etag);
   headers.push('Content-Length', String(body.length));
@@ -104,7 +112,8 @@ export async function sendReply(req: IncomingMessage, res: ServerResponse, reply
   if (plain.length >= MIN_COMPRESS_BYTES) headers.push('Vary', 'Accept-Encoding');
   if (encoding) headers.push('Content-Encoding', encoding);
   if (reply.retryAfterSeconds !== undefined) headers.push('Retry-After', String(reply.retryAfterSeconds));
-  res.writeHead(status, [...headers, ...tail]).end(body);
+  for (const item of tail) headers.push(item);
+  res.writeHead(status, headers).end(body);
   return status;
 }
 

@@ -1,6 +1,7 @@
 // The log line and the latency metric of every request, whichever path answered
 // it (Express, or the warm answers before it).
 import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
 
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
@@ -20,7 +21,7 @@ export class RequestLog {
 
   /** `route` as Express names it ('unmatched' for none). */
   record(req: IncomingMessage, status: number, route: string, stats: Pick<RequestStats, 'rpcCalls' | 'waves' | 'cache'>): void {
-    const ms = Number(process.hrtime.bigint() - arrivedAt(req)) / 1e6;
+    const ms = performance.now() - arrivedAt(req);
     this.metrics.requests.observe(route, status, ms / 1000);
     if (!this.logger.isLevelEnabled('info')) return;
     this.logger.info(

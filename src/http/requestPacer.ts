@@ -10,7 +10,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { performance } from 'node:perf_hooks';
 
 const ARRIVED = Symbol('arrived');
-type PacedRequest = IncomingMessage & { [ARRIVED]?: bigint };
+type PacedRequest = IncomingMessage & { [ARRIVED]?: number };
 
 export class RequestPacer {
   private readonly waiting: (() => void)[] = [];
@@ -75,7 +75,7 @@ export class RequestPacer {
 /** `listener`, started through `pacer`; a request whose client has gone is never started. */
 export function paced(listener: RequestListener, pacer: RequestPacer): RequestListener {
   return (req: PacedRequest, res: ServerResponse) => {
-    req[ARRIVED] = process.hrtime.bigint();
+    req[ARRIVED] = performance.now();
     pacer.enqueue(
       () => listener(req, res),
       () => !req.socket.writable,
@@ -83,7 +83,7 @@ export function paced(listener: RequestListener, pacer: RequestPacer): RequestLi
   };
 }
 
-/** When the request was read, so its measured duration includes its time in the queue. */
-export function arrivedAt(req: IncomingMessage): bigint {
-  return (req as PacedRequest)[ARRIVED] ?? process.hrtime.bigint();
+/** When the request was read (performance.now()), so its measured duration includes its time in the queue. */
+export function arrivedAt(req: IncomingMessage): number {
+  return (req as PacedRequest)[ARRIVED] ?? performance.now();
 }

@@ -159,9 +159,13 @@ export class RouteBinder {
       const kept = isGet && warm ? warm.lookup(url) : undefined;
       if (kept) {
         const counts: CallCounts = { rpcCalls: 0, waves: 0 };
-        sendReply(req, res, kept, counts)
-          .then((status) => requestLog.record(req, status, WARM_LABEL, counts))
-          .catch(() => res.destroy());
+        try {
+          const sent = sendReply(req, res, kept, counts);
+          if (typeof sent === 'number') requestLog.record(req, sent, WARM_LABEL, counts);
+          else sent.then((status) => requestLog.record(req, status, WARM_LABEL, counts)).catch(() => res.destroy());
+        } catch {
+          res.destroy();
+        }
         return;
       }
       const stats = statsOf(res);
