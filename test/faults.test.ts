@@ -196,7 +196,7 @@ it('keeps its memory flat while a slow node turns a steady load into 504s', asyn
     // The runtime loaded first. Within the 500 ms timeout a busy machine may take a few tries: the
     // devnet's fee query alone is a third of a second of its CPU (it answers it once per block).
     let warm = await getJson(`${fastcar.url}/blocks/3`);
-    for (const deadline = Date.now() + 60_000; warm.status !== 200 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; warm.status !== 200 && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       warm = await getJson(`${fastcar.url}/blocks/3`);
     }

@@ -3,6 +3,9 @@
 // process past the bound (its event loop busy while the reply arrived) is this process's,
 // not Redis's: the reply is taken, Redis stays shared, for cached answers and for rate
 // counters alike. Before, a replica busy for a moment dropped out of its fleet's cache.
+// And a frozen Redis is still called away within about a second on a replica that stays busy.
+import { performance } from 'node:perf_hooks';
+
 import { CounterStore } from '../src/limits/counterStore';
 import { WindowLimiter } from '../src/limits/windowLimiter';
 import { RedisStore } from '../src/cache/redisStore';
@@ -71,5 +74,30 @@ it('counts a rate in Redis through a stall of this process, not in process', asy
     expect(Number(await store.client.get(keys[0]))).toBe(1);
   } finally {
     store.close();
+  }
+});
+
+it('calls a frozen Redis away within about a second while this process stays busy', async () => {
+  const store = new RedisStore(redis.url, 'bound:', 60);
+  try {
+    await until(() => store.connected);
+    process.kill(redis.pid, 'SIGSTOP');
+    const started = performance.now();
+    let outcome: string | undefined;
+    store.get('answer').then(
+      () => (outcome = 'answered'),
+      () => (outcome = 'failed'),
+    );
+    // Busy most of the time, as a loaded replica is: every bound's timer comes late.
+    while (outcome === undefined && performance.now() - started < 8000) {
+      stall(400);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(outcome).toBe('failed');
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(store.connected).toBe(false);
+  } finally {
+    process.kill(redis.pid, 'SIGCONT');
+    await store.close();
   }
 });

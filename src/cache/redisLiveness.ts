@@ -5,17 +5,21 @@
 // here; from then on callers skip it at once (no request waits on it again), and a
 // ping now and then finds it answering again. A closed connection is away too, until
 // it is ready again. Each change is said once, however many commands notice it.
+import { performance } from 'node:perf_hooks';
+
 import type Redis from 'ioredis';
 
-/** The longest any command waits for Redis before it counts as away. */
+/** How long Redis has to answer a command (its time, as `withinBound` counts it) before it counts as away. */
 export const REDIS_BOUND_MS = 250;
 /**
  * ioredis's own command timeout, for commands bounded by `withinBound`: it only frees a
  * command that a frozen Redis never answers; the bound itself is `withinBound`'s.
  */
 export const REDIS_GIVE_UP_MS = 20 * REDIS_BOUND_MS;
-/** A bound's timer firing later than this says this process was busy, not that Redis was slow. */
-const LATE_MS = REDIS_BOUND_MS / 2;
+/** Redis's time is counted in ticks of this length; a tick that came late counts this much, no more. */
+const TICK_MS = 25;
+/** However busy this process is, a command not answered within this has failed. */
+const LONGEST_MS = 4 * REDIS_BOUND_MS;
 /** How often an open connection that stopped answering is pinged. */
 const PROBE_MS = 500;
 
@@ -59,7 +63,7 @@ export class RedisLiveness {
     if (this.probe || this.closing) return;
     this.probe = setInterval(() => {
       if (this.client.status !== 'ready') return;
-      this.client.ping().then(
+      withinBound(this.client.ping()).then(
         () => this.found(),
         () => undefined,
       );
@@ -91,28 +95,32 @@ export class RedisTimeout extends Error {
 
 /**
  * `command`'s outcome, or a RedisTimeout once Redis has had REDIS_BOUND_MS to answer.
- * When this process itself was busy past the bound (a runtime's codecs compiled, a large
- * block decoded), its timer fires late, maybe before the command was even written (ioredis
- * sends pipelined commands on a later turn) or its reply read: ioredis's commandTimeout
- * would then call Redis away for this process's stall. Here a timer that fired late gives
- * Redis the bound again from then, and the verdict waits for the loop's next look at its
- * sockets, so a reply that arrived meanwhile settles the command first.
+ * Redis's time is what passed while this process could have read its reply: counted in
+ * short ticks, of which one that came late (this process was busy: a runtime's codecs
+ * compiled, a large block decoded) counts only its own length. ioredis's commandTimeout
+ * counts wall time from the command's send, so a stall of this process called an
+ * answering Redis away, and a stall before a pipelined command was even sent left Redis
+ * no time at all. The verdict waits for the loop's next look at its sockets, so a reply
+ * that arrived meanwhile settles the command first; and past LONGEST_MS of wall time it
+ * fails however busy this process was, so a frozen Redis is found on a loaded replica too.
  */
 export function withinBound<T>(command: Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
-    let timer: NodeJS.Timeout;
-    const arm = () => {
-      const due = Date.now() + REDIS_BOUND_MS;
-      timer = setTimeout(() => {
-        if (Date.now() - due > LATE_MS) arm();
-        else
-          setImmediate(() => {
-            if (!settled) reject(new RedisTimeout());
-          });
-      }, REDIS_BOUND_MS);
+    const started = performance.now();
+    let lastTick = started;
+    let given = 0;
+    const tick = () => {
+      const now = performance.now();
+      given += Math.min(now - lastTick, TICK_MS);
+      lastTick = now;
+      if (given < REDIS_BOUND_MS && now - started < LONGEST_MS) timer = setTimeout(tick, TICK_MS);
+      else
+        setImmediate(() => {
+          if (!settled) reject(new RedisTimeout());
+        });
     };
-    arm();
+    let timer = setTimeout(tick, TICK_MS);
     command.then(
       (value) => {
         settled = true;

@@ -1,6 +1,7 @@
 // The shared second cache layer. Redis being down, or frozen with its connection
-// open, must never fail or hold up a request: every command gives up within
-// REDIS_BOUND_MS, the first that does marks Redis away (redisLiveness.ts) and the
+// open, must never fail or hold up a request: every command gives up once Redis has
+// had REDIS_BOUND_MS (a second at most, however busy this process is), the first that
+// does marks Redis away (redisLiveness.ts) and the
 // callers fall back to the node (and to building alone) without trying it again
 // until it answers. Beside the entries, the few commands build leases need
 // (buildLeases.ts): a key taken only if free, freed only by its holder, and a
