@@ -116,8 +116,11 @@ async function answerOfRuntime(block: Block, method: string, args: HexString[], 
 }
 
 function answerAtBlock(block: Block, method: string, args: HexString[], call: () => Promise<CallResult>): Promise<CallResult> {
-  const answers = perBlock.get(block) ?? new Map<string, Promise<CallResult>>();
-  perBlock.set(block, answers);
+  let answers = perBlock.get(block);
+  if (!answers) {
+    answers = new Map();
+    perBlock.set(block, answers);
+  }
   const key = `${method}:${args.join(',')}`;
   let answer = answers.get(key);
   if (!answer) {

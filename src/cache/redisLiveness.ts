@@ -8,14 +8,22 @@
 import { performance } from 'node:perf_hooks';
 
 import type Redis from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 
 /** How long Redis has to answer a command (its time, as `withinBound` counts it) before it counts as away. */
 export const REDIS_BOUND_MS = 250;
 /**
- * ioredis's own command timeout, for commands bounded by `withinBound`: it only frees a
- * command that a frozen Redis never answers; the bound itself is `withinBound`'s.
+ * How every Redis connection is opened: no queue while it is closed, no retried command,
+ * and ioredis's own command timeout far past the bound, only to free a command that a
+ * frozen Redis never answers (the bound itself is `withinBound`'s).
  */
-export const REDIS_GIVE_UP_MS = 20 * REDIS_BOUND_MS;
+export const BOUNDED_CONNECTION: RedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  connectTimeout: 1000,
+  commandTimeout: 20 * REDIS_BOUND_MS,
+  retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+};
 /** Redis's time is counted in ticks of this length; a tick that came late counts this much, no more. */
 const TICK_MS = 25;
 /** However busy this process is, a command not answered within this has failed. */
@@ -106,7 +114,6 @@ export class RedisTimeout extends Error {
  */
 export function withinBound<T>(command: Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    let settled = false;
     const started = performance.now();
     let lastTick = started;
     let given = 0;
@@ -115,20 +122,16 @@ export function withinBound<T>(command: Promise<T>): Promise<T> {
       given += Math.min(now - lastTick, TICK_MS);
       lastTick = now;
       if (given < REDIS_BOUND_MS && now - started < LONGEST_MS) timer = setTimeout(tick, TICK_MS);
-      else
-        setImmediate(() => {
-          if (!settled) reject(new RedisTimeout());
-        });
+      // A command answered meanwhile has settled already: this rejection is then ignored.
+      else setImmediate(() => reject(new RedisTimeout()));
     };
     let timer = setTimeout(tick, TICK_MS);
     command.then(
       (value) => {
-        settled = true;
         clearTimeout(timer);
         resolve(value);
       },
       (error: unknown) => {
-        settled = true;
         clearTimeout(timer);
         reject(error);
       },

@@ -9,7 +9,7 @@
 import Redis from 'ioredis';
 
 import type { Logger } from '../logger';
-import { REDIS_BOUND_MS, REDIS_GIVE_UP_MS, RedisLiveness, withinBound } from './redisLiveness';
+import { BOUNDED_CONNECTION, REDIS_BOUND_MS, RedisLiveness, withinBound } from './redisLiveness';
 
 /** Deletes KEYS[1] only while it still holds ARGV[1]: a lease that lapsed and was taken by another is not freed by its old holder. */
 const DELETE_IF_HELD = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
@@ -125,14 +125,7 @@ export class RedisStore {
 }
 
 function connect(url: string): Redis {
-  const client = new Redis(url, {
-    lazyConnect: false,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 1000,
-    commandTimeout: REDIS_GIVE_UP_MS,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-  });
+  const client = new Redis(url, BOUNDED_CONNECTION);
   // Connection errors are expected while Redis is away; they surface as misses.
   client.on('error', () => undefined);
   return client;

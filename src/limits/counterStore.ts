@@ -6,7 +6,7 @@
 // change between shared and in-process counting is logged once, not per request.
 import Redis from 'ioredis';
 
-import { REDIS_BOUND_MS, REDIS_GIVE_UP_MS, RedisLiveness } from '../cache/redisLiveness';
+import { BOUNDED_CONNECTION, REDIS_BOUND_MS, RedisLiveness } from '../cache/redisLiveness';
 import { urlForLogs, type Logger } from '../logger';
 
 export class CounterStore {
@@ -15,13 +15,9 @@ export class CounterStore {
 
   constructor(url: string, logger: Logger) {
     this.client = new Redis(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1000,
-      commandTimeout: REDIS_GIVE_UP_MS,
+      ...BOUNDED_CONNECTION,
       // Under load, the counters of many requests leave in one write.
       enableAutoPipelining: true,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     });
     const where = urlForLogs(url);
     this.liveness = new RedisLiveness(this.client, {
