@@ -6,7 +6,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 
@@ -123,7 +122,8 @@ export interface RealNodeOptions {
   binary: string;
   spec: string;
   basePath: string;
-  rpcPort: number;
+  /** The RPC port asked for; 0 or none: one the system picks. The node's log says where it really listens (below). */
+  rpcPort?: number;
   blockTimeMs?: number;
   /** More flags for the node: its RPC server's limits, as a test or an operator sets them. */
   args?: string[];
@@ -142,8 +142,9 @@ export interface RealNode {
   stop(): Promise<void>;
 }
 
+/** A probe that gives up within two seconds: a port held by something that never answers must not hold the start up. */
 function rpcAnswers(url: string): Promise<boolean> {
-  return nodeCall<unknown>(url, 'chain_getFinalizedHead').then(
+  return nodeCall<unknown>(url, 'chain_getFinalizedHead', [], AbortSignal.timeout(2000)).then(
     (head) => typeof head === 'string',
     () => false,
   );
@@ -167,7 +168,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     '--blocks-pruning',
     'archive',
     '--rpc-port',
-    String(options.rpcPort),
+    String(options.rpcPort ?? 0),
     '--rpc-cors',
     'all',
     // Alone on loopback: no peers to find, no port of its own beyond RPC.
@@ -180,27 +181,29 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   ];
   const child = spawn(options.binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
+  let port: number | undefined;
   child.stderr?.on('data', (chunk: Buffer) => {
     log = (log + chunk.toString()).slice(-64 * 1024);
+    port ??= rpcPortIn(log);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const httpUrl = `http://127.0.0.1:${options.rpcPort}`;
   const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
   const deadline = Date.now() + startTimeoutMs;
-  while (!(await rpcAnswers(httpUrl))) {
+  const waitingFor = () => (port === undefined ? 'its RPC server to start' : `an answer on 127.0.0.1:${port}`);
+  while (port === undefined || !(await rpcAnswers(`http://127.0.0.1:${port}`))) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new DevnetSetupError(`polkadot-omni-node exited (${child.exitCode ?? child.signalCode}) before its RPC answered: ${log.slice(-800)}`);
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new DevnetSetupError(`polkadot-omni-node did not answer on ${httpUrl} within ${startTimeoutMs / 1000} s: ${log.slice(-800)}`);
+      throw new DevnetSetupError(`polkadot-omni-node: waited ${startTimeoutMs / 1000} s for ${waitingFor()}: ${log.slice(-800)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {
-    wsUrl: `ws://127.0.0.1:${options.rpcPort}`,
-    httpUrl,
-    port: options.rpcPort,
+    wsUrl: `ws://127.0.0.1:${port}`,
+    httpUrl: `http://127.0.0.1:${port}`,
+    port,
     pid: child.pid ?? 0,
     child,
     log: () => log,
@@ -215,9 +218,21 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   };
 }
 
+/**
+ * The IPv4 loopback port the node's RPC server listens on, read from its log ("Running JSON-RPC
+ * server: addr=127.0.0.1:P,[::1]:Q"). Not the port asked for: when that one is taken on 127.0.0.1
+ * the node listens there on [::1] only and takes a random port on 127.0.0.1, saying so only here.
+ */
+export function rpcPortIn(log: string): number | undefined {
+  const line = /Running JSON-RPC server: addr=(\S+)/.exec(log);
+  const ipv4 = line?.[1].split(',').find((address) => address.startsWith('127.0.0.1:'));
+  return ipv4 === undefined ? undefined : Number(ipv4.slice('127.0.0.1:'.length));
+}
+
 /** One JSON-RPC call over the node's HTTP port: all the seeding and the test door need. */
-export async function nodeCall<T>(httpUrl: string, method: string, params: unknown[] = []): Promise<T> {
+export async function nodeCall<T>(httpUrl: string, method: string, params: unknown[] = [], signal?: AbortSignal): Promise<T> {
   const response = await fetch(httpUrl, {
+    signal,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
@@ -310,17 +325,6 @@ export function poolFedChain(httpUrl: string, start: { number: number; hash: str
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 /** The seeded chain on the real node: its database folder and manifest, kept in the cache. */
 interface SeededChain {
   dbDir: string;
@@ -379,7 +383,7 @@ export async function ensureSeededRealChain(binary: string, progress?: (line: st
   const partial = `${dir}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  const node = await startRealNode({ binary, spec, basePath: join(partial, 'db'), rpcPort: await freePort() });
+  const node = await startRealNode({ binary, spec, basePath: join(partial, 'db') });
   try {
     const genesis = await nodeCall<string>(node.httpUrl, 'chain_getBlockHash', [0]);
     const chain = poolFedChain(node.httpUrl, { number: 0, hash: genesis });
@@ -421,7 +425,7 @@ export async function serveRealChain(
       binary,
       spec: realChainSpec(binary),
       basePath: join(scratch, 'db'),
-      rpcPort: options.rpcPort || (await freePort()),
+      rpcPort: options.rpcPort,
       blockTimeMs: options.blockTimeMs,
       args: options.args,
       startTimeoutMs: options.startTimeoutMs,
