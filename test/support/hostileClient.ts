@@ -180,6 +180,11 @@ async function main(scenario: Scenario): Promise<void> {
   }
 }
 
+// Alive until the test stops it. A paused socket with nothing left to write holds no event loop
+// open: once the proxy had taken all of a client's requests into its buffers the process ended,
+// its connections were reset, and the proxy saw a client that left, not one that reads nothing.
+setInterval(() => undefined, 60_000);
+
 main(JSON.parse(process.argv[2]) as Scenario).catch((error: unknown) => {
   report('failed', { message: (error as Error).message });
   process.exit(1);
