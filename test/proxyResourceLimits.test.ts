@@ -404,6 +404,59 @@ describe('connections per client address, and idle WebSockets (item 3)', () => {
   }, 60_000);
 });
 
+describe('a connection over its address\'s cap (item 3)', () => {
+  let node: FakeNode;
+  let proxy: ProxyProcess;
+  let hostile: Hostile | undefined;
+  const held: WebSocket[] = [];
+
+  beforeAll(async () => {
+    node = await startFakeNode(handler);
+    proxy = await startProxyProcess([node.url], { PROXY_MAX_CONNECTIONS_PER_CLIENT: '2' });
+    // The hostile clients' address (127.0.0.1) holds all it may.
+    for (let i = 0; i < 2; i++) {
+      const socket = new WebSocket(`ws://127.0.0.1:${proxy.port}`);
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      held.push(socket);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await hostile?.stop();
+    for (const socket of held) socket.close();
+    await proxy?.stop();
+    await node?.close();
+  });
+
+  it('is told 429 and closed at once: what it goes on sending is never read, however much', async () => {
+    const idle = await idleRss(proxy);
+    const refusedBefore = await metric(proxy.url, 'proxy_refused_calls_total{reason="connections"}');
+    // A client that reads its answer is told why.
+    const told = await fetch(proxy.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: call('chain_getBlockHash', [7]) });
+    expect(told.status).toBe(429);
+    expect(((await told.json()) as Answer).error?.message).toMatch(/Too many connections from this address/);
+    // One that pipelines 40 MB of calls and reads nothing: left open, the proxy parsed and held all of it (over 400 MB).
+    hostile = await startHostile({
+      kind: 'http-unread',
+      port: proxy.port,
+      connections: 1,
+      requests: 200_000,
+      body: { method: 'chain_getBlockHash', params: [7], count: 1, batch: false },
+    });
+    await hostile.next('ready');
+    const closed = await hostile.next('closed', 20_000);
+    console.log(`over the cap: closed by the proxy after ${String(closed.afterMs)} ms; proxy grew ${peakRssMb(proxy.pid) - idle} MB`);
+    expect((await metric(proxy.url, 'proxy_refused_calls_total{reason="connections"}')) - refusedBefore).toBe(2);
+    expect(peakRssMb(proxy.pid) - idle).toBeLessThan(50);
+    // The address's own connections are untouched.
+    const answer = await new Promise<Answer>((resolve) => {
+      held[0].once('message', (data: Buffer) => resolve(JSON.parse(data.toString()) as Answer));
+      held[0].send(call('chain_getBlockHash', [7]));
+    });
+    expect(answer.result).toMatch(/^0x/);
+  }, 60_000);
+});
+
 describe('client addresses behind trusted balancers (item 3)', () => {
   it('counts WebSockets by the address the balancer appended, not by what the client wrote', async () => {
     const node = await startFakeNode(handler);

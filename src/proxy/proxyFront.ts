@@ -223,7 +223,12 @@ export class ProxyFront {
       metrics.refused(release.reason);
       this.refusedSockets.add(socket);
       const body = JSON.stringify(failure(null, RpcCode.serverIsBusy, release.message));
-      socket.end(`HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      // Closed as soon as the refusal is out. Node has already set its HTTP parser on the socket:
+      // left open, everything the client went on sending would be parsed and held (each request
+      // queued behind one never answered) for as long as it kept the connection.
+      socket.end(`HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`, () =>
+        socket.destroy(),
+      );
       return;
     }
     socket.once('close', release);
