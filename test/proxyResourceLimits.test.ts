@@ -404,7 +404,7 @@ describe('connections per client address, and idle WebSockets (item 3)', () => {
   }, 60_000);
 });
 
-describe('a connection over its address\'s cap (item 3)', () => {
+describe("a connection over its address's cap (item 3)", () => {
   let node: FakeNode;
   let proxy: ProxyProcess;
   let hostile: Hostile | undefined;
