@@ -109,3 +109,39 @@ it("answers a pallet's items at each block by that block's runtime, and a storag
   const again = await getJson(`${fastcar.url}/pallets/system/storage/number?at=100`);
   expect([(again.body as { value: string }).value, cost(again)]).toEqual(['100', [1, 1]]);
 });
+
+it('dry-runs at a block not read at yet with the newest runtime beside its version, and again at the right one when that is older (where sidecar fails)', async () => {
+  const post = (base: string, at: number) =>
+    fetch(`${base}/transaction/dry-run`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      // system.remark(0x1234) from Alice.
+      body: JSON.stringify({ tx: '0x0000081234', senderAddress: '5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY', at: String(at) }),
+    });
+  const cost = (answer: Response) => [Number(answer.headers.get('x-rpc-calls')), Number(answer.headers.get('x-rpc-waves'))];
+  // The chain's safe XCM version is read once first (later runs send the last one read and check it beside the run).
+  expect((await post(fastcar.url, upgradeAt + 1)).status).toBe(200);
+  // A new block of the new runtime (its hash known from the head fastcar follows): one wave of its version, the run and
+  // the safe XCM version (was two waves: the version, then the run).
+  await devnet.chain.newBlock();
+  const fresh = await post(fastcar.url, upgradeAt + 2);
+  expect([fresh.status, cost(fresh)]).toEqual([200, [3, 1]]);
+  // Blocks of the old runtime: the same, then the run again with their own runtime (two calls more, no wave more than
+  // before). Sidecar runs every dry run at its best block, and at these it fails reading the call (docs/differences.md).
+  for (const at of [99, 150]) {
+    const [ours, theirs] = await Promise.all([post(fastcar.url, at), post(sidecar.url, at)]);
+    const body = (await ours.json()) as { at: { height: string }; result: { resultType: string } };
+    expect({ at, status: ours.status, height: body.at.height, resultType: body.result.resultType, cost: cost(ours) }).toEqual({
+      at,
+      status: 200,
+      height: String(at),
+      resultType: 'DispatchOutcome',
+      cost: [6, 3],
+    });
+    expect([theirs.status, ((await theirs.json()) as { cause: string }).cause]).toEqual([
+      400,
+      expect.stringContaining('Unsupported unsigned extrinsic version 0'),
+    ]);
+    expect(await specVersionAt(at)).not.toBe(newSpecVersion);
+  }
+});

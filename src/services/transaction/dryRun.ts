@@ -15,7 +15,7 @@ import { badRequest, TransactionError } from '../../errors';
 import type { Hex, NodeClient } from '../../rpc/nodeClient';
 import { NodeRpcError } from '../../rpc/nodeErrors';
 import { wave } from '../../rpc/requestStats';
-import { readAt, type AtBlock } from '../shared/at/blockAt';
+import { atJson, fetchVersion, knownVersion, readResolvedAt, type AtBlock, type RuntimeVersionJson } from '../shared/at/blockAt';
 import type { BlockIds } from '../shared/at/blockIds';
 import type { RuntimeRegistry } from '../runtimes';
 import type { SafeXcmVersions } from './safeXcmVersion';
@@ -71,6 +71,14 @@ function resultOf(answer: Codec): { resultType: string; result: JsonValue } {
     : { resultType: 'DispatchError', result: toSidecarJson(execution.asErr) };
 }
 
+/** The call as the runtime reads it, ready to be run: the API's shape and the origin and call bytes. */
+interface PreparedRun {
+  shape: DryRunCallShape;
+  head: Uint8Array;
+}
+
+type Settled<T> = { made: T } | { failed: unknown };
+
 export class DryRuns {
   constructor(
     private readonly node: NodeClient,
@@ -80,14 +88,45 @@ export class DryRuns {
     private readonly xcmVersions: SafeXcmVersions,
   ) {}
 
-  /** The answer as JSON text: one wave once the block and the chain's safe XCM version have been seen. */
+  /**
+   * The answer as JSON text, in one wave once the chain's safe XCM version has been seen. At a
+   * block whose runtime version is not known yet (the finalized head just moved), the run is made
+   * with the newest runtime loaded beside the ask for that version, and made again in the rare case
+   * the block's runtime is another: the same guess the fee estimate makes.
+   */
   async dryRun(request: DryRunRequest): Promise<string> {
-    const block = await readAt(this.node, this.ids, this.cache, request.at);
-    const at = { hash: block.hash };
-    const { registry } = await this.runtimes.get(block.version, block.hash);
+    const resolved = await this.ids.at(request.at);
+    if (resolved.number === undefined) {
+      const block = await readResolvedAt(this.node, this.cache, resolved);
+      return this.atRuntime(block.version, block, request);
+    }
+    const block = { hash: resolved.hash, number: resolved.number };
+    const known = await knownVersion(this.cache, block.hash);
+    if (known) return this.atRuntime(known, block, request);
+    const guess = this.runtimes.newest;
+    const prepared = guess && this.preparedOrNothing(guess.registry, request, block.hash);
+    if (!guess || !prepared) return this.atRuntime(await fetchVersion(this.node, this.cache, block.hash), block, request);
+    const guessed: Promise<Settled<string>> = this.ran(guess.registry, prepared, block, request).then(
+      (made) => ({ made }),
+      (failed: unknown) => ({ failed }),
+    );
+    const [version, answer] = await wave([fetchVersion(this.node, this.cache, block.hash), guessed] as const);
+    const runtime = await this.runtimes.get(version, block.hash);
+    if (runtime.specName !== guess.specName || runtime.specVersion !== guess.specVersion) return this.atRuntime(version, block, request);
+    if ('failed' in answer) throw answer.failed;
+    return answer.made;
+  }
+
+  /** The run with the runtime of `version`, the block's own. */
+  private async atRuntime(version: RuntimeVersionJson, block: { hash: Hex; number: number }, request: DryRunRequest): Promise<string> {
+    const { registry } = await this.runtimes.get(version, block.hash);
+    return this.ran(registry, this.prepared(registry, request, block.hash), block, request);
+  }
+
+  /** The call and sender read with `registry`; a 400 naming the block when it cannot read them. */
+  private prepared(registry: TypeRegistry, request: DryRunRequest, hash: Hex): PreparedRun {
     const shape = dryRunCallOf(registry);
     if (!shape) throw badRequest('dryRunCall not found in metadata.');
-    let head: Uint8Array;
     try {
       const origin = lookup(registry, shape.origin, { System: { Signed: request.sender } });
       const bytes = hexToU8a(request.call);
@@ -95,10 +134,24 @@ export class DryRuns {
       if (call.encodedLength !== bytes.length) {
         throw new Error(`The call takes ${call.encodedLength} bytes of the ${bytes.length} sent: the rest is not part of it.`);
       }
-      head = u8aConcat(origin.toU8a(), bytes);
+      return { shape, head: u8aConcat(origin.toU8a(), bytes) };
     } catch (error) {
-      throw new TransactionError(CANNOT_DRY_RUN, request.sent, messageOf(error), at);
+      throw new TransactionError(CANNOT_DRY_RUN, request.sent, messageOf(error), { hash });
     }
+  }
+
+  /** The same with a guessed runtime: nothing when it cannot read them (the block's own runtime is asked then). */
+  private preparedOrNothing(registry: TypeRegistry, request: DryRunRequest, hash: Hex): PreparedRun | undefined {
+    try {
+      return this.prepared(registry, request, hash);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The run at `block` with `registry`, and its answer as JSON text. */
+  private async ran(registry: TypeRegistry, { shape, head }: PreparedRun, block: { hash: Hex; number: number }, request: DryRunRequest): Promise<string> {
+    const at = { hash: block.hash };
     const run = (version: number | undefined) => {
       const args = shape.xcmVersion === undefined ? head : u8aConcat(head, registry.createType('u32', version ?? 0).toU8a());
       return this.node.call('DryRunApi_dry_run_call', u8aToHex(args), block.hash);
@@ -116,7 +169,7 @@ export class DryRuns {
     } catch (error) {
       throw new TransactionError(CANNOT_DRY_RUN, request.sent, messageOf(error), at);
     }
-    return JSON.stringify({ at: { hash: block.hash, height: String(block.number) }, result });
+    return JSON.stringify({ at: atJson(block), result });
   }
 
   /** The run, with the client's XCM version, else the chain's: guessed from the last read and checked in the same wave. */
