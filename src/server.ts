@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 
 import { createApp } from './http/app';
 import { BuildLeases } from './cache/buildLeases';
+import { REDIS_CONNECT_MS } from './cache/redisLiveness';
 import { RedisStore } from './cache/redisStore';
 import { sharedFor } from './cache/sharedFor';
 import { TieredCache } from './cache/tieredCache';
@@ -124,7 +125,8 @@ async function connectChain(node: NodeClient, url: string, config: Config, cache
   const cache = new TieredCache(cacheMaxBytes, redis);
   const leases = redis ? new BuildLeases(cache, redis, config.buildLeaseMs) : undefined;
   const finalized = new FinalizedHead(node, config.finalizedPollMs);
-  await finalized.start();
+  // The index and the prebuilder start reading with the services: by then Redis is open (or given up on for now).
+  await Promise.all([finalized.start(), redis?.whenOpen(REDIS_CONNECT_MS)]);
   const services = chainServices(node, finalized, cache, genesis, leases);
   return {
     node,

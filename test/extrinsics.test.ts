@@ -150,6 +150,27 @@ it('fills a second instance window from Redis, without reading those blocks from
   }
 }, 120_000);
 
+it('fills it from Redis also when Redis answers only a moment after the instance starts', async () => {
+  // Redis frozen (SIGSTOP) for most of a second while the instance starts: its connection opens but is not ready.
+  // Before, the index began on the node at once and read the head block there.
+  process.kill(redis.pid, 'SIGSTOP');
+  const thaw = setTimeout(() => process.kill(redis.pid, 'SIGCONT'), 800);
+  const tap = await startTap(devnet.wsUrl);
+  try {
+    const third = await startFastcarOn(tap.url, { FASTCAR_EXTRINSIC_INDEX_BLOCKS: String(WINDOW), REDIS_URL: redis.url, FASTCAR_PREBUILD_BLOCKS: '0' });
+    try {
+      await waitForIndex(third, WINDOW);
+      expect(tap.counts.methods).not.toHaveProperty('chain_getBlock');
+    } finally {
+      await third.close();
+    }
+  } finally {
+    clearTimeout(thaw);
+    process.kill(redis.pid, 'SIGCONT');
+    await tap.close();
+  }
+}, 120_000);
+
 it('answers 600 hostile lookups and stream openings without a 5xx or a hang, always JSON with a message', async () => {
   let state = 20261124;
   const random = () => {

@@ -12,6 +12,8 @@ import type { RedisOptions } from 'ioredis';
 
 /** How long Redis has to answer a command (its time, as `withinBound` counts it) before it counts as away. */
 export const REDIS_BOUND_MS = 250;
+/** How long a connection may take to open (a replica's start waits for its first this long at most). */
+export const REDIS_CONNECT_MS = 1000;
 /**
  * How every Redis connection is opened: no queue while it is closed, no retried command,
  * and ioredis's own command timeout far past the bound, only to free a command that a
@@ -20,7 +22,7 @@ export const REDIS_BOUND_MS = 250;
 export const BOUNDED_CONNECTION: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
-  connectTimeout: 1000,
+  connectTimeout: REDIS_CONNECT_MS,
   commandTimeout: 20 * REDIS_BOUND_MS,
   retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
 };

@@ -48,6 +48,24 @@ export class RedisStore {
     return this.liveness.answering;
   }
 
+  /**
+   * Resolves once the first connection is open, or after `ms`: a replica's first reads go to the
+   * shared answers rather than to the node, and a Redis that is down at start holds the start up
+   * no longer than this (the connection goes on trying, and is used once it opens).
+   */
+  whenOpen(ms: number): Promise<void> {
+    if (this.client.status === 'ready') return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.client.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.client.once('ready', done);
+    });
+  }
+
   /** Calls `listener` each time Redis goes away (closed, or not answering). */
   onAway(listener: () => void): void {
     this.awayListeners.push(listener);
