@@ -191,6 +191,11 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   const deadline = Date.now() + startTimeoutMs;
   const waitingFor = () => (port === undefined ? 'its RPC server to start' : `an answer on 127.0.0.1:${port}`);
   while (port === undefined || !(await rpcAnswers(`http://127.0.0.1:${port}`))) {
+    if (port !== undefined && options.rpcPort && port !== options.rpcPort) {
+      child.kill('SIGKILL');
+      // It would listen on [::1] there and on another port here: `localhost` would reach whichever comes first.
+      throw new DevnetSetupError(`port ${options.rpcPort} on 127.0.0.1 is taken: stop what uses it or set DEVNET_PORT to a free port`);
+    }
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new DevnetSetupError(`polkadot-omni-node exited (${child.exitCode ?? child.signalCode}) before its RPC answered: ${log.slice(-800)}`);
     }
@@ -224,7 +229,8 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
  * the node listens there on [::1] only and takes a random port on 127.0.0.1, saying so only here.
  */
 export function rpcPortIn(log: string): number | undefined {
-  const line = /Running JSON-RPC server: addr=(\S+)/.exec(log);
+  // Up to the whitespace after it: a line cut between two chunks of the log is read once whole.
+  const line = /Running JSON-RPC server: addr=(\S+)\s/.exec(log);
   const ipv4 = line?.[1].split(',').find((address) => address.startsWith('127.0.0.1:'));
   return ipv4 === undefined ? undefined : Number(ipv4.slice('127.0.0.1:'.length));
 }

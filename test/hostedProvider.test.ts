@@ -255,7 +255,13 @@ describe('a provider with limits', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     stand.setLimits({ throttleCall: undefined });
-    const again = await getJson(fastcar.url + path);
+    // Asked again as a client does, after any Retry-After: on a loaded machine the devnet may need more than the
+    // 1.5 s deadline for the whole block once more (a fresh clone's run met that). A 503 is never kept either.
+    let again = await getJson(fastcar.url + path);
+    for (let tries = 3; again.status === 503 && tries > 0; tries--) {
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(3, Number(again.headers.get('retry-after') ?? 1))));
+      again = await getJson(fastcar.url + path);
+    }
     expect(again.status).toBe(200);
     expect(again.headers.get('x-cache')).toBe('miss');
     expect(again.text).toBe(await expected(path));

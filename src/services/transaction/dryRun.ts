@@ -1,7 +1,8 @@
 // A call dry-run as a sender (sidecar 20's POST /transaction/dry-run): the runtime's
 // DryRunApi_dry_run_call(origin, call, result_xcms_version) at the block `at` names,
 // answered as `{at, result: {resultType, result}}`. The call and the sender are read
-// with the runtime's registry before the node is asked. The XCM version the results
+// with the runtime's registry before the node is asked (at a head just moved, with the
+// newest runtime's, beside the ask for the head's version). The XCM version the results
 // are written in is the chain's own safe version (pallet-xcm's SafeXcmVersion), read
 // in the same wave as the dry run: the version last read is sent, and the run made
 // again in the rare case the chain's changed since (see safeXcmVersion.ts).
@@ -89,18 +90,21 @@ export class DryRuns {
   ) {}
 
   /**
-   * The answer as JSON text, in one wave once the chain's safe XCM version has been seen. At a
-   * block whose runtime version is not known yet (the finalized head just moved), the run is made
-   * with the newest runtime loaded beside the ask for that version, and made again in the rare case
-   * the block's runtime is another: the same guess the fee estimate makes.
+   * The answer as JSON text, in one wave once the chain's safe XCM version has been seen. At the
+   * finalized head (no `at`) just after it moved, whose runtime version is not known yet, the run is
+   * made with the newest runtime loaded beside the ask for that version, and made again in the rare
+   * case the block's runtime is another: the fee estimate's guess. A block `at` names is run with its
+   * own runtime only: a client going through history would otherwise pay a run made with the wrong
+   * one at every block of an older runtime.
    */
   async dryRun(request: DryRunRequest): Promise<string> {
     const resolved = await this.ids.at(request.at);
-    if (resolved.number === undefined) {
+    const { hash, number } = resolved;
+    if (request.at !== 'finalized' || number === undefined) {
       const block = await readResolvedAt(this.node, this.cache, resolved);
       return this.atRuntime(block.version, block, request);
     }
-    const block = { hash: resolved.hash, number: resolved.number };
+    const block = { hash, number };
     const known = await knownVersion(this.cache, block.hash);
     if (known) return this.atRuntime(known, block, request);
     const guess = this.runtimes.newest;
