@@ -359,3 +359,30 @@ describe('the HTTP transport', () => {
     expect(stand.counts.requests).toBe(1);
   });
 });
+
+describe('a provider that refuses the runtime metadata calls for a while', () => {
+  it('is answered 503 meanwhile, and once it serves them the runtime has its newest metadata (its runtime APIs: a dry run)', async () => {
+    const stand = await provider();
+    stand.setLimits({ throttleCall: (method, params) => method === 'state_call' && String(params[0]).startsWith('Metadata_metadata') });
+    const fastcar = await startFastcarOn(stand.url, { FASTCAR_RPC_TIMEOUT_MS: '1500', FASTCAR_PREBUILD_BLOCKS: '0', ...NO_POLLS });
+    started.push(fastcar);
+    const dryRun = () =>
+      fetch(`${fastcar.url}/transaction/dry-run`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        // system.remark(0x1234) from Alice.
+        body: JSON.stringify({ tx: '0x0000081234', senderAddress: '5GrwvaEF5zXb26Fz9rcQpDWS57CtERHpNehXCPcNoHGKutQY' }),
+      });
+    // Before, the refusal made the runtime settle for its older metadata (V14, no runtime APIs) for good: 400 "DryRunApi not found" from then on.
+    const refused = await dryRun();
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, expect.stringMatching(/^\d+$/)]);
+    stand.setLimits({ throttleCall: undefined });
+    let served = await dryRun();
+    for (let tries = 3; served.status === 503 && tries > 0; tries--) {
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(3, Number(served.headers.get('retry-after') ?? 1))));
+      served = await dryRun();
+    }
+    const body = (await served.json()) as { result?: { resultType: string } };
+    expect([served.status, body.result?.resultType]).toEqual([200, 'DispatchOutcome']);
+  });
+});

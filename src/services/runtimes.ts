@@ -7,6 +7,7 @@ import { u8aToHex } from '@polkadot/util';
 
 import { runtimeCodecsFor, type RuntimeCodecs, type UnsupportedFormat } from '../decode/runtimeCodecs';
 import type { Hex, NodeClient, RpcRuntimeVersion } from '../rpc/nodeClient';
+import { NodeError, RpcError } from '../rpc/nodeErrors';
 import { wave } from '../rpc/requestStats';
 
 export interface Runtime {
@@ -92,7 +93,12 @@ export class RuntimeRegistry {
       const raw = await this.node.call('Metadata_metadata_at_version', u8aToHex(chosen.toU8a()), at);
       const opaque = scratch.createType('Option<OpaqueMetadata>', scratch.createType('Raw', raw).toU8a());
       return opaque.isSome ? opaque.unwrap().toHex() : this.node.getMetadata(at);
-    } catch {
+    } catch (error) {
+      // The runtime's own refusal, or an answer it cannot read: the older form, for good. A call that
+      // never got its answer (timed out, node lost or limiting) is the load's failure, tried again by
+      // the next read: settling for the older form then lost the runtime APIs (DryRunApi ...) for the
+      // process's life.
+      if (error instanceof NodeError && !(error instanceof RpcError)) throw error;
       return this.node.getMetadata(at);
     }
   }
